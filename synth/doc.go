@@ -1,0 +1,22 @@
+// Package synth is a bellman-style rank-1 constraint system over the BLS12-381 scalar field Fr.
+//
+// A circuit is Go code written once against *CS: it allocates variables with their witness values
+// and enforces constraints ⟨a,w⟩·⟨b,w⟩ = ⟨c,w⟩, where w = (ONE, inputs…, aux…). The same code
+// serves two purposes:
+//
+//   - Compile runs it once per circuit shape and records the constraint matrices A, B, C in
+//     compressed sparse rows, the variable counts and the density bitmaps;
+//   - Synthesize runs it per partition in witness mode (constraints are only counted, nothing is
+//     recorded) and then evaluates A·w, B·w and C·w from the compiled shape in parallel on all
+//     cores. The result, an *Assignment, is everything the prover needs.
+//
+// Following bellperson's ProvingAssignment, every input (ONE included) gets one extra constraint
+// input_i · 0 = 0 after the circuit's own constraints, so that the A query of every input is
+// non-zero; the evaluations in an Assignment include those rows.
+//
+// Usage:
+//
+//	shape, err := synth.Compile(circuit)
+//	asg, err := synth.Synthesize(ctx, shape, circuit)
+//	if err := synth.Check(shape, asg, circuit); errors.Is(err, synth.ErrUnsatisfied) { … }
+package synth

@@ -1,0 +1,115 @@
+package synth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"golang.org/x/sync/errgroup"
+)
+
+// Assignment is one synthesized partition: everything the prover needs.
+type Assignment struct {
+	Shape *Shape
+	// W is the full assignment inputs ‖ aux; Inputs and Aux are its two parts. Inputs[0] = 1.
+	W      []fr.Element
+	Inputs []fr.Element
+	Aux    []fr.Element
+	// A, B, C hold ⟨a_r,w⟩, ⟨b_r,w⟩, ⟨c_r,w⟩ for every row r: the circuit's constraints, then
+	// one input constraint per input (a = input_i, b = c = 0). Length Shape.NumRows().
+	A, B, C []fr.Element
+}
+
+// PublicInputs returns the public inputs without the leading One, as a verifier takes them.
+func (a *Assignment) PublicInputs() []fr.Element { return a.Inputs[1:] }
+
+// ReleaseEvaluations drops A, B and C, the largest part of an assignment, once the device work
+// that needs them is done.
+func (a *Assignment) ReleaseEvaluations() { a.A, a.B, a.C = nil, nil, nil }
+
+// ErrShapeMismatch is returned by Synthesize when a circuit allocates or enforces a different
+// number of variables or constraints than its compiled shape.
+var ErrShapeMismatch = errors.New("synth: circuit does not match its compiled shape")
+
+// Synthesize runs circuit in witness mode and evaluates A·w, B·w and C·w from shape on all cores.
+func Synthesize(ctx context.Context, shape *Shape, circuit Circuit) (*Assignment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cs := newCS(modeWitness, shape.NumInputs, shape.NumAux)
+	if err := runCircuit(circuit, cs); err != nil {
+		return nil, fmt.Errorf("synthesize witness: %w", err)
+	}
+	if len(cs.inputs) != shape.NumInputs || len(cs.aux) != shape.NumAux || cs.n != shape.NumConstraints {
+		return nil, fmt.Errorf("%w: %d inputs, %d aux, %d constraints; shape has %d, %d, %d",
+			ErrShapeMismatch, len(cs.inputs), len(cs.aux), cs.n,
+			shape.NumInputs, shape.NumAux, shape.NumConstraints)
+	}
+	w := make([]fr.Element, shape.NumInputs+shape.NumAux)
+	copy(w, cs.inputs)
+	copy(w[shape.NumInputs:], cs.aux)
+	asg := &Assignment{
+		Shape:  shape,
+		W:      w,
+		Inputs: w[:shape.NumInputs:shape.NumInputs],
+		Aux:    w[shape.NumInputs:],
+	}
+	if err := asg.evaluate(ctx); err != nil {
+		return nil, err
+	}
+	return asg, nil
+}
+
+// evalChunkRows is the number of rows one goroutine evaluates at a time.
+const evalChunkRows = 1 << 14
+
+// evaluate fills A, B, C: the circuit's rows in parallel, then the input rows.
+func (a *Assignment) evaluate(ctx context.Context) error {
+	s := a.Shape
+	rows := s.NumRows()
+	a.A = make([]fr.Element, rows)
+	a.B = make([]fr.Element, rows)
+	a.C = make([]fr.Element, rows)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for lo := 0; lo < s.NumConstraints; lo += evalChunkRows {
+		hi := min(lo+evalChunkRows, s.NumConstraints)
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			matVec(&s.A, s.Coeffs, a.W, a.A, lo, hi)
+			matVec(&s.B, s.Coeffs, a.W, a.B, lo, hi)
+			matVec(&s.C, s.Coeffs, a.W, a.C, lo, hi)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("evaluate constraints: %w", err)
+	}
+	copy(a.A[s.NumConstraints:], a.Inputs)
+	return nil
+}
+
+// matVec sets out[r] = Σ coeff·w[col] over the terms of rows lo..hi of m.
+func matVec(m *Matrix, coeffs, w, out []fr.Element, lo, hi int) {
+	var t fr.Element
+	for r := lo; r < hi; r++ {
+		var acc fr.Element
+		for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
+			x := &w[m.Cols[k]]
+			switch ci := m.Coeffs[k]; ci {
+			case 0:
+				acc.Add(&acc, x)
+			case 1:
+				acc.Sub(&acc, x)
+			default:
+				t.Mul(x, &coeffs[ci])
+				acc.Add(&acc, &t)
+			}
+		}
+		out[r] = acc
+	}
+}

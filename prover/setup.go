@@ -1,0 +1,191 @@
+package prover
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// ToxicWaste is the secret randomness of a Groth16 setup. Whoever knows it can forge proofs for
+// every circuit the parameters serve.
+type ToxicWaste struct {
+	Tau, Alpha, Beta, Gamma, Delta fr.Element
+}
+
+// NewToxicWaste draws toxic waste from src (use crypto/rand.Reader). Zero values, which would
+// make the parameters degenerate, are redrawn.
+func NewToxicWaste(src io.Reader) (ToxicWaste, error) {
+	var tw ToxicWaste
+	for _, e := range []*fr.Element{&tw.Tau, &tw.Alpha, &tw.Beta, &tw.Gamma, &tw.Delta} {
+		for e.IsZero() {
+			if err := randomElement(src, e); err != nil {
+				return ToxicWaste{}, fmt.Errorf("draw toxic waste: %w", err)
+			}
+		}
+	}
+	return tw, nil
+}
+
+// InsecureSetup generates Groth16 parameters for shape from caller-supplied toxic waste.
+//
+// INSECURE: it is for development and tests only. The caller sees the toxic waste and can forge
+// proofs; real deployments use parameters from a multi-party ceremony (Filecoin's .params files).
+//
+// With the domain of size m = shape.DomainSize(), generator ω and Lagrange basis
+// L_j(τ) = (τ^m − 1)/m · ω^j/(τ − ω^j), each variable i gets A_i(τ) = Σ_j A[j][i]·L_j(τ) (and B_i,
+// C_i likewise, the input constraints included). Then IC_i = (β·A_i + α·B_i + C_i)/γ for inputs,
+// L_i = (β·A_i + α·B_i + C_i)/δ for aux, A/B points as A_i(τ)·G and B_i(τ)·G for the variables the
+// densities mark, and H_i = τ^i·(τ^m − 1)/δ for i < m−1. Points are computed with batched
+// fixed-base scalar multiplication.
+func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*Parameters, error) {
+	m := shape.DomainSize()
+	if m < 2 {
+		m = 2
+	}
+	domain := fft.NewDomain(uint64(m), fft.WithoutPrecompute())
+	// τ must not be a root of unity of the domain, else L_j(τ) is undefined.
+	var tauM fr.Element
+	tauM.Exp(tw.Tau, bigUint(uint64(m)))
+	zTau := tauM
+	one := fr.One()
+	zTau.Sub(&zTau, &one)
+	if zTau.IsZero() {
+		return nil, errors.New("insecure setup: tau is a root of unity of the domain")
+	}
+	for _, e := range []*fr.Element{&tw.Alpha, &tw.Beta, &tw.Gamma, &tw.Delta} {
+		if e.IsZero() {
+			return nil, errors.New("insecure setup: alpha, beta, gamma and delta must be non-zero")
+		}
+	}
+
+	// Lagrange coefficients at τ.
+	lag := make([]fr.Element, m)
+	wj := one
+	for j := range lag {
+		lag[j].Sub(&tw.Tau, &wj)
+		wj.Mul(&wj, &domain.Generator)
+	}
+	lag = fr.BatchInvert(lag)
+	var scale fr.Element
+	scale.Mul(&zTau, &domain.CardinalityInv)
+	wj = one
+	for j := range lag {
+		lag[j].Mul(&lag[j], &wj).Mul(&lag[j], &scale)
+		wj.Mul(&wj, &domain.Generator)
+	}
+
+	nVars := shape.NumInputs + shape.NumAux
+	evA := make([]fr.Element, nVars)
+	evB := make([]fr.Element, nVars)
+	evC := make([]fr.Element, nVars)
+	var g errgroup.Group
+	for _, p := range []struct {
+		m   *synth.Matrix
+		out []fr.Element
+	}{{&shape.A, evA}, {&shape.B, evB}, {&shape.C, evC}} {
+		g.Go(func() error {
+			evalPolynomials(p.m, shape.Coeffs, lag, p.out)
+			return nil
+		})
+	}
+	g.Wait()
+	// Input constraints: input i appears in the a of row NumConstraints + i.
+	for i := 0; i < shape.NumInputs; i++ {
+		evA[i].Add(&evA[i], &lag[shape.NumConstraints+i])
+	}
+
+	var gammaInv, deltaInv fr.Element
+	gammaInv.Inverse(&tw.Gamma)
+	deltaInv.Inverse(&tw.Delta)
+	ic := make([]fr.Element, shape.NumInputs)
+	l := make([]fr.Element, shape.NumAux)
+	for i := 0; i < nVars; i++ {
+		var acc, t fr.Element
+		acc.Mul(&tw.Beta, &evA[i])
+		t.Mul(&tw.Alpha, &evB[i])
+		acc.Add(&acc, &t).Add(&acc, &evC[i])
+		if i < shape.NumInputs {
+			ic[i].Mul(&acc, &gammaInv)
+		} else {
+			l[i-shape.NumInputs].Mul(&acc, &deltaInv)
+		}
+	}
+	aSc := append([]fr.Element(nil), evA[:shape.NumInputs]...)
+	aSc = appendDense(aSc, evA[shape.NumInputs:], shape.ADensityAux)
+	bSc := appendDense(nil, evB[:shape.NumInputs], shape.BDensityInput)
+	bSc = appendDense(bSc, evB[shape.NumInputs:], shape.BDensityAux)
+	hSc := make([]fr.Element, m-1)
+	var hv fr.Element
+	hv.Mul(&zTau, &deltaInv)
+	for i := range hSc {
+		hSc[i] = hv
+		hv.Mul(&hv, &tw.Tau)
+	}
+
+	_, _, g1, g2 := bls12381.Generators()
+	p := &Parameters{}
+	vk := &p.VK
+	vk.AlphaG1.ScalarMultiplication(&g1, bigOf(&tw.Alpha))
+	vk.BetaG1.ScalarMultiplication(&g1, bigOf(&tw.Beta))
+	vk.BetaG2.ScalarMultiplication(&g2, bigOf(&tw.Beta))
+	vk.GammaG2.ScalarMultiplication(&g2, bigOf(&tw.Gamma))
+	vk.DeltaG1.ScalarMultiplication(&g1, bigOf(&tw.Delta))
+	vk.DeltaG2.ScalarMultiplication(&g2, bigOf(&tw.Delta))
+	vk.IC = batchG1(&g1, ic)
+	p.L = batchG1(&g1, l)
+	p.A = batchG1(&g1, aSc)
+	p.BG1 = batchG1(&g1, bSc)
+	p.BG2 = batchG2(&g2, bSc)
+	p.H = batchG1(&g1, hSc)
+	return p, nil
+}
+
+// evalPolynomials sets out[col] = Σ_r m[r][col]·lag[r].
+func evalPolynomials(m *synth.Matrix, coeffs, lag, out []fr.Element) {
+	var t fr.Element
+	for r := 0; r+1 < len(m.RowPtr); r++ {
+		for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
+			o := &out[m.Cols[k]]
+			switch ci := m.Coeffs[k]; ci {
+			case 0:
+				o.Add(o, &lag[r])
+			case 1:
+				o.Sub(o, &lag[r])
+			default:
+				t.Mul(&lag[r], &coeffs[ci])
+				o.Add(o, &t)
+			}
+		}
+	}
+}
+
+// appendDense appends the elements of v whose index d marks.
+func appendDense(dst, v []fr.Element, d *synth.Density) []fr.Element {
+	for i := range v {
+		if d.Has(i) {
+			dst = append(dst, v[i])
+		}
+	}
+	return dst
+}
+
+func batchG1(base *bls12381.G1Affine, sc []fr.Element) []bls12381.G1Affine {
+	if len(sc) == 0 {
+		return []bls12381.G1Affine{}
+	}
+	return bls12381.BatchScalarMultiplicationG1(base, sc)
+}
+
+func batchG2(base *bls12381.G2Affine, sc []fr.Element) []bls12381.G2Affine {
+	if len(sc) == 0 {
+		return []bls12381.G2Affine{}
+	}
+	return bls12381.BatchScalarMultiplicationG2(base, sc)
+}

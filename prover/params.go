@@ -1,0 +1,283 @@
+package prover
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"golang.org/x/sync/errgroup"
+)
+
+// Parameters file layout (bellperson src/groth16/params.rs, Parameters::write and ::read):
+//
+//	vk (868 + 96·|IC| bytes, see VerifyingKey)
+//	u32-BE |H|    ‖ H    points, G1 uncompressed (96 B each)
+//	u32-BE |L|    ‖ L    points, G1 uncompressed
+//	u32-BE |A|    ‖ A    points, G1 uncompressed
+//	u32-BE |B_G1| ‖ B_G1 points, G1 uncompressed
+//	u32-BE |B_G2| ‖ B_G2 points, G2 uncompressed (192 B each)
+//
+// followed by anything (the Zcash and Filecoin files carry an MPC transcript). bellperson
+// rejects points at infinity in all five sections, in both its checked and unchecked reads,
+// and so does DecodeParameters.
+
+// decodeChunk is the number of points one goroutine decodes or encodes at a time.
+const decodeChunk = 1 << 13
+
+// paramSection describes one point section of a parameters encoding.
+type paramSection struct {
+	name  string
+	start int // byte offset of the first point
+	count int
+	size  int // bytes per point
+}
+
+// DecodeParameters decodes bellperson-encoded parameters from b. Bytes after the b_g2
+// section are ignored. The section counts are validated against len(b) before any point
+// slice is allocated, then the five point sections are decoded in parallel on GOMAXPROCS
+// goroutines, in chunks of decodeChunk points. On malformed input it returns a *DecodeError
+// (wrapping ErrFormat) for the lowest-offset fault found; it never panics.
+func DecodeParameters(b []byte, mode DecodeMode) (*Parameters, error) {
+	vk, off, err := decodeVK(b, mode)
+	if err != nil {
+		return nil, err
+	}
+	secs := [5]paramSection{
+		{name: "h", size: G1UncompressedSize},
+		{name: "l", size: G1UncompressedSize},
+		{name: "a", size: G1UncompressedSize},
+		{name: "b_g1", size: G1UncompressedSize},
+		{name: "b_g2", size: G2UncompressedSize},
+	}
+	for i := range secs {
+		n, err := readCount(b, off, secs[i].name, secs[i].size)
+		if err != nil {
+			return nil, err
+		}
+		secs[i].start = off + 4
+		secs[i].count = n
+		off = secs[i].start + n*secs[i].size
+	}
+
+	p := &Parameters{
+		VK:  *vk,
+		H:   make([]bls12381.G1Affine, secs[0].count),
+		L:   make([]bls12381.G1Affine, secs[1].count),
+		A:   make([]bls12381.G1Affine, secs[2].count),
+		BG1: make([]bls12381.G1Affine, secs[3].count),
+		BG2: make([]bls12381.G2Affine, secs[4].count),
+	}
+	g1s := [4][]bls12381.G1Affine{p.H, p.L, p.A, p.BG1}
+
+	// firstErr keeps the lowest-offset error; minOff lets chunks past it be skipped.
+	var (
+		mu       sync.Mutex
+		firstErr *DecodeError
+		minOff   atomic.Int64
+	)
+	minOff.Store(math.MaxInt64)
+	report := func(e *DecodeError) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr == nil || e.Offset < firstErr.Offset {
+			firstErr = e
+			minOff.Store(e.Offset)
+		}
+	}
+
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for si := range secs {
+		s := secs[si]
+		for lo := 0; lo < s.count; lo += decodeChunk {
+			hi := min(lo+decodeChunk, s.count)
+			g.Go(func() error {
+				if int64(s.start+lo*s.size) > minOff.Load() {
+					return nil // an earlier fault is already known
+				}
+				for i := lo; i < hi; i++ {
+					at := s.start + i*s.size
+					var err error
+					var inf bool
+					if si < 4 {
+						q := &g1s[si][i]
+						err = decodeG1Uncompressed(q, b[at:], mode)
+						inf = err == nil && q.IsInfinity()
+					} else {
+						q := &p.BG2[i]
+						err = decodeG2Uncompressed(q, b[at:], mode)
+						inf = err == nil && q.IsInfinity()
+					}
+					if inf {
+						err = errInfinity
+					}
+					if err != nil {
+						report(decodeErr(s.name, i, int64(at), err))
+						return nil
+					}
+				}
+				return nil
+			})
+		}
+	}
+	_ = g.Wait() // workers report through firstErr
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return p, nil
+}
+
+// ReadParametersFile memory-maps the bellperson parameters file at path (a plain read on
+// systems without mmap), decodes it with DecodeParameters, and unmaps it: the returned
+// Parameters hold their own decoded points. The file must not be truncated while it is read.
+func ReadParametersFile(path string, mode DecodeMode) (*Parameters, error) {
+	b, release, err := mapFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read parameters file: %w", err)
+	}
+	p, err := DecodeParameters(b, mode)
+	if rerr := release(); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read parameters file %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// EncodedSize returns the length in bytes of the bellperson encoding of p:
+// the vk, then 5 counts of 4 bytes, 96 bytes per G1 point and 192 per G2 point.
+func (p *Parameters) EncodedSize() int64 {
+	n := int64(p.VK.EncodedSize()) + 5*4
+	n += int64(len(p.H)+len(p.L)+len(p.A)+len(p.BG1)) * G1UncompressedSize
+	n += int64(len(p.BG2)) * G2UncompressedSize
+	return n
+}
+
+// countWriter counts the bytes that reach the underlying writer.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// WriteTo streams the bellperson encoding of p to w through a buffer, encoding each batch
+// of points in parallel, and returns the number of bytes written (EncodedSize on success).
+func (p *Parameters) WriteTo(w io.Writer) (int64, error) {
+	for _, s := range []struct {
+		name string
+		n    int
+	}{{"h", len(p.H)}, {"l", len(p.L)}, {"a", len(p.A)}, {"b_g1", len(p.BG1)}, {"b_g2", len(p.BG2)}} {
+		if uint64(s.n) > math.MaxUint32 {
+			return 0, fmt.Errorf("encode parameters section %q: %d points exceed the u32 count", s.name, s.n)
+		}
+	}
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	vkb, err := p.VK.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := bw.Write(vkb); err != nil {
+		return cw.n, fmt.Errorf("write parameters vk: %w", err)
+	}
+	var buf []byte
+	for _, s := range []struct {
+		name string
+		pts  []bls12381.G1Affine
+	}{{"h", p.H}, {"l", p.L}, {"a", p.A}, {"b_g1", p.BG1}} {
+		pts := s.pts
+		buf, err = writeSection(bw, buf, len(pts), G1UncompressedSize, func(dst []byte, i int) {
+			putG1Uncompressed(dst, &pts[i])
+		})
+		if err != nil {
+			return cw.n, fmt.Errorf("write parameters section %q: %w", s.name, err)
+		}
+	}
+	_, err = writeSection(bw, buf, len(p.BG2), G2UncompressedSize, func(dst []byte, i int) {
+		putG2Uncompressed(dst, &p.BG2[i])
+	})
+	if err != nil {
+		return cw.n, fmt.Errorf("write parameters section %q: %w", "b_g2", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return cw.n, fmt.Errorf("write parameters: %w", err)
+	}
+	return cw.n, nil
+}
+
+// writeSection writes the u32-BE count n, then the n points encoded by put, in batches that
+// are encoded in parallel into buf (reused and returned).
+func writeSection(w io.Writer, buf []byte, n, size int, put func(dst []byte, i int)) ([]byte, error) {
+	var cnt [4]byte
+	binary.BigEndian.PutUint32(cnt[:], uint32(n))
+	if _, err := w.Write(cnt[:]); err != nil {
+		return buf, err
+	}
+	workers := runtime.GOMAXPROCS(0)
+	batch := workers * decodeChunk
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		need := (hi - lo) * size
+		if cap(buf) < need {
+			buf = make([]byte, need)
+		}
+		buf = buf[:need]
+		var wg sync.WaitGroup
+		for c := lo; c < hi; c += decodeChunk {
+			ce := min(c+decodeChunk, hi)
+			wg.Go(func() {
+				for i := c; i < ce; i++ {
+					put(buf[(i-lo)*size:], i)
+				}
+			})
+		}
+		wg.Wait()
+		if _, err := w.Write(buf); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// WriteParametersFile writes p to path in bellperson's encoding. It writes a temporary file
+// in the same directory, syncs it and renames it over path, so a reader never sees a
+// partial file.
+func (p *Parameters) WriteParametersFile(path string) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write parameters file: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+		}
+	}()
+	if _, err = p.WriteTo(f); err != nil {
+		return fmt.Errorf("write parameters file %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("sync parameters file %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close parameters file %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("rename parameters file to %s: %w", path, err)
+	}
+	return nil
+}

@@ -43,7 +43,7 @@ func NewToxicWaste(src io.Reader) (ToxicWaste, error) {
 // C_i likewise, the input constraints included). Then IC_i = (β·A_i + α·B_i + C_i)/γ for inputs,
 // L_i = (β·A_i + α·B_i + C_i)/δ for aux, A/B points as A_i(τ)·G and B_i(τ)·G for the variables the
 // densities mark, and H_i = τ^i·(τ^m − 1)/δ for i < m−1. Points are computed with batched
-// fixed-base scalar multiplication.
+// fixed-base scalar multiplication on all cores.
 func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*Parameters, error) {
 	m := shape.DomainSize()
 	if m < 2 {
@@ -138,12 +138,13 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*Parameters, error) {
 	vk.GammaG2.ScalarMultiplication(&g2, bigOf(&tw.Gamma))
 	vk.DeltaG1.ScalarMultiplication(&g1, bigOf(&tw.Delta))
 	vk.DeltaG2.ScalarMultiplication(&g2, bigOf(&tw.Delta))
-	vk.IC = batchG1(&g1, ic)
-	p.L = batchG1(&g1, l)
-	p.A = batchG1(&g1, aSc)
-	p.BG1 = batchG1(&g1, bSc)
-	p.BG2 = batchG2(&g2, bSc)
-	p.H = batchG1(&g1, hSc)
+	fb1 := newFixedBaseG1(&g1)
+	vk.IC = fb1.mul(ic)
+	p.L = fb1.mul(l)
+	p.A = fb1.mul(aSc)
+	p.BG1 = fb1.mul(bSc)
+	p.BG2 = newFixedBaseG2(&g2).mul(bSc)
+	p.H = fb1.mul(hSc)
 	return p, nil
 }
 
@@ -174,18 +175,4 @@ func appendDense(dst, v []fr.Element, d *synth.Density) []fr.Element {
 		}
 	}
 	return dst
-}
-
-func batchG1(base *bls12381.G1Affine, sc []fr.Element) []bls12381.G1Affine {
-	if len(sc) == 0 {
-		return []bls12381.G1Affine{}
-	}
-	return bls12381.BatchScalarMultiplicationG1(base, sc)
-}
-
-func batchG2(base *bls12381.G2Affine, sc []fr.Element) []bls12381.G2Affine {
-	if len(sc) == 0 {
-		return []bls12381.G2Affine{}
-	}
-	return bls12381.BatchScalarMultiplicationG2(base, sc)
 }

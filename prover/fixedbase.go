@@ -1,0 +1,135 @@
+package prover
+
+import (
+	"runtime"
+	"sync"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// fixedBaseWindow is the window width c, in bits, of the fixed-base tables: a scalar of 255 bits
+// costs ⌈255/c⌉ mixed additions, and the table holds ⌈255/c⌉·(2^c − 1) affine points.
+const fixedBaseWindow = 10
+
+const fixedBaseWindows = (fr.Bits + fixedBaseWindow - 1) / fixedBaseWindow
+
+// windowDigit returns digit w (c bits) of the canonical scalar limbs k.
+func windowDigit(k *[4]uint64, w int) uint64 {
+	bit := w * fixedBaseWindow
+	limb, off := bit/64, uint(bit%64)
+	d := k[limb] >> off
+	if off+fixedBaseWindow > 64 && limb+1 < 4 {
+		d |= k[limb+1] << (64 - off)
+	}
+	return d & (1<<fixedBaseWindow - 1)
+}
+
+// parallelChunks calls f on consecutive chunks of [0, n) from all cores.
+func parallelChunks(n int, f func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	chunk := max(64, (n+workers*4-1)/(workers*4))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// fixedBaseG1 computes k·G for a fixed G by windows: table[w][d−1] = d·2^(c·w)·G.
+type fixedBaseG1 struct{ table [fixedBaseWindows][]bls12381.G1Affine }
+
+func newFixedBaseG1(g *bls12381.G1Affine) *fixedBaseG1 {
+	t := &fixedBaseG1{}
+	var base bls12381.G1Jac
+	base.FromAffine(g)
+	parallelChunks(fixedBaseWindows, func(lo, hi int) {
+		for w := lo; w < hi; w++ {
+			var b bls12381.G1Jac
+			b.Set(&base)
+			for i := 0; i < w*fixedBaseWindow; i++ {
+				b.DoubleAssign()
+			}
+			jac := make([]bls12381.G1Jac, 1<<fixedBaseWindow-1)
+			jac[0] = b
+			for d := 1; d < len(jac); d++ {
+				jac[d].Set(&jac[d-1]).AddAssign(&b)
+			}
+			t.table[w] = bls12381.BatchJacobianToAffineG1(jac)
+		}
+	})
+	return t
+}
+
+// mul returns k_i·G for every scalar, on all cores.
+func (t *fixedBaseG1) mul(scalars []fr.Element) []bls12381.G1Affine {
+	out := make([]bls12381.G1Affine, len(scalars))
+	parallelChunks(len(scalars), func(lo, hi int) {
+		jac := make([]bls12381.G1Jac, hi-lo)
+		for i := lo; i < hi; i++ {
+			k := scalars[i].Bits()
+			acc := &jac[i-lo]
+			acc.X.SetOne()
+			acc.Y.SetOne()
+			for w := 0; w < fixedBaseWindows; w++ {
+				if d := windowDigit(&k, w); d != 0 {
+					acc.AddMixed(&t.table[w][d-1])
+				}
+			}
+		}
+		copy(out[lo:hi], bls12381.BatchJacobianToAffineG1(jac))
+	})
+	return out
+}
+
+// fixedBaseG2 is fixedBaseG1 on G2.
+type fixedBaseG2 struct{ table [fixedBaseWindows][]bls12381.G2Affine }
+
+func newFixedBaseG2(g *bls12381.G2Affine) *fixedBaseG2 {
+	t := &fixedBaseG2{}
+	var base bls12381.G2Jac
+	base.FromAffine(g)
+	parallelChunks(fixedBaseWindows, func(lo, hi int) {
+		for w := lo; w < hi; w++ {
+			var b bls12381.G2Jac
+			b.Set(&base)
+			for i := 0; i < w*fixedBaseWindow; i++ {
+				b.DoubleAssign()
+			}
+			t.table[w] = make([]bls12381.G2Affine, 1<<fixedBaseWindow-1)
+			var acc bls12381.G2Jac
+			acc.Set(&b)
+			for d := range t.table[w] {
+				t.table[w][d].FromJacobian(&acc)
+				acc.AddAssign(&b)
+			}
+		}
+	})
+	return t
+}
+
+func (t *fixedBaseG2) mul(scalars []fr.Element) []bls12381.G2Affine {
+	out := make([]bls12381.G2Affine, len(scalars))
+	parallelChunks(len(scalars), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			k := scalars[i].Bits()
+			var acc bls12381.G2Jac
+			acc.X.SetOne()
+			acc.Y.SetOne()
+			for w := 0; w < fixedBaseWindows; w++ {
+				if d := windowDigit(&k, w); d != 0 {
+					acc.AddMixed(&t.table[w][d-1])
+				}
+			}
+			out[i].FromJacobian(&acc)
+		}
+	})
+	return out
+}

@@ -44,7 +44,9 @@ func parallelChunks(n int, f func(lo, hi int)) {
 }
 
 // fixedBaseG1 computes k·G for a fixed G by windows: table[w][d−1] = d·2^(c·w)·G.
-type fixedBaseG1 struct{ table [fixedBaseWindows][]bls12381.G1Affine }
+type fixedBaseG1 struct {
+	table [fixedBaseWindows][]bls12381.G1Affine
+}
 
 func newFixedBaseG1(g *bls12381.G1Affine) *fixedBaseG1 {
 	t := &fixedBaseG1{}
@@ -90,7 +92,9 @@ func (t *fixedBaseG1) mul(scalars []fr.Element) []bls12381.G1Affine {
 }
 
 // fixedBaseG2 is fixedBaseG1 on G2.
-type fixedBaseG2 struct{ table [fixedBaseWindows][]bls12381.G2Affine }
+type fixedBaseG2 struct {
+	table [fixedBaseWindows][]bls12381.G2Affine
+}
 
 func newFixedBaseG2(g *bls12381.G2Affine) *fixedBaseG2 {
 	t := &fixedBaseG2{}

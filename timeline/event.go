@@ -179,16 +179,26 @@ func (c Clock) Now() time.Duration { return time.Since(c.epoch) }
 
 // Recorder is a Hook that keeps every event in memory. The zero value is
 // ready to use; a Recorder is safe for concurrent use and must not be copied
-// after first use.
+// after first use. Events are stored in fixed-size chunks, so recording
+// never copies earlier events.
 type Recorder struct {
 	mu     sync.Mutex
-	events []Event
+	chunks [][]Event
+	n      int
 }
+
+// recorderChunk is the number of events per Recorder chunk.
+const recorderChunk = 1024
 
 // Event appends e.
 func (r *Recorder) Event(e Event) {
 	r.mu.Lock()
-	r.events = append(r.events, e)
+	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == recorderChunk {
+		r.chunks = append(r.chunks, make([]Event, 0, recorderChunk))
+	}
+	last := &r.chunks[len(r.chunks)-1]
+	*last = append(*last, e)
+	r.n++
 	r.mu.Unlock()
 }
 
@@ -196,15 +206,17 @@ func (r *Recorder) Event(e Event) {
 func (r *Recorder) Len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.events)
+	return r.n
 }
 
 // Events returns a copy of the recorded events sorted by Offset. The sort is
 // stable: events with equal offsets keep their arrival order.
 func (r *Recorder) Events() []Event {
 	r.mu.Lock()
-	out := make([]Event, len(r.events))
-	copy(out, r.events)
+	out := make([]Event, 0, r.n)
+	for _, c := range r.chunks {
+		out = append(out, c...)
+	}
 	r.mu.Unlock()
 	SortEvents(out)
 	return out
@@ -213,7 +225,7 @@ func (r *Recorder) Events() []Event {
 // Reset drops every recorded event.
 func (r *Recorder) Reset() {
 	r.mu.Lock()
-	r.events = nil
+	r.chunks, r.n = nil, 0
 	r.mu.Unlock()
 }
 

@@ -12,12 +12,12 @@ func msd(v float64) time.Duration { return time.Duration(v * float64(time.Millis
 // life describes one partition's pass through the pipeline, in
 // milliseconds. Negative times leave the event out.
 type life struct {
-	job                 uint64
-	part, dev, worker   int
-	synthS, synthE      float64
-	send, pick, lock    float64
-	gpuS, gpuE          float64
-	finS, finE          float64
+	job               uint64
+	part, dev, worker int
+	synthS, synthE    float64
+	send, pick, lock  float64
+	gpuS, gpuE        float64
+	finS, finE        float64
 }
 
 func (l life) events() []Event {

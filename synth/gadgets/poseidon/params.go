@@ -79,8 +79,8 @@ func newGrain(fieldBits, t, rf, rp int) *grain {
 			i++
 		}
 	}
-	put(2, 1)     // field: GF(p)
-	put(4, 1)     // S-box, as neptune passes it
+	put(2, 1) // field: GF(p)
+	put(4, 1) // S-box, as neptune passes it
 	put(12, uint64(fieldBits))
 	put(12, uint64(t))
 	put(10, uint64(rf))

@@ -26,7 +26,8 @@ var ErrInputCount = errors.New("public input count does not match verifying key"
 type DecodeError struct {
 	// Section names the field being decoded: "vk.alpha_g1", "vk.beta_g1", "vk.beta_g2",
 	// "vk.gamma_g2", "vk.delta_g1", "vk.delta_g2", "ic", "h", "l", "a", "b_g1", "b_g2",
-	// "proof.a", "proof.b", "proof.c", or "trailing" for unexpected bytes after the end.
+	// "proof.a", "proof.b", "proof.c", "proof" for a wrong proof length, or "trailing" for
+	// unexpected bytes after a verifying key.
 	Section string
 	// Index is the element index within the section, or -1 for the section's count or a
 	// single-point field.

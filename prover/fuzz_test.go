@@ -1,0 +1,110 @@
+package prover
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+// checkFuzzErr asserts the contract for rejected input: a *DecodeError wrapping ErrFormat
+// whose offset lies within the input.
+func checkFuzzErr(t *testing.T, err error, n int) {
+	t.Helper()
+	var de *DecodeError
+	if !errors.As(err, &de) || !errors.Is(err, ErrFormat) {
+		t.Fatalf("rejection is not a *DecodeError wrapping ErrFormat: %v", err)
+	}
+	if de.Offset < 0 || de.Offset > int64(n) || de.Section == "" {
+		t.Fatalf("bad location in %v (input %d bytes)", err, n)
+	}
+}
+
+// fuzzSeeds adds a valid encoding, its truncations at a few points, single flips in the
+// flag byte and deep inside, and a corrupt first count.
+func fuzzSeeds(f *testing.F, good []byte, countAt int) {
+	f.Add(good, true)
+	f.Add(good, false)
+	for _, n := range []int{0, 1, 47, 96, 500, len(good) / 2, len(good) - 1} {
+		if n <= len(good) {
+			f.Add(good[:n], false)
+		}
+	}
+	for _, at := range []int{0, 96, len(good) - 1} {
+		b := append([]byte(nil), good...)
+		b[at] ^= 0x20
+		f.Add(b, true)
+	}
+	if countAt >= 0 && countAt+4 <= len(good) {
+		b := append([]byte(nil), good...)
+		binary.BigEndian.PutUint32(b[countAt:], 0xFFFFFFFF)
+		f.Add(b, false)
+	}
+}
+
+func FuzzDecodeParameters(f *testing.F) {
+	p := randParams(700, 2, 3, 2, 2, 1, 1)
+	var buf bytes.Buffer
+	if _, err := p.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	good := buf.Bytes()
+	fuzzSeeds(f, good, p.VK.EncodedSize())
+	f.Add(append(append([]byte(nil), good...), 1, 2, 3), true) // trailing transcript
+	f.Fuzz(func(t *testing.T, b []byte, checked bool) {
+		mode := Unchecked
+		if checked {
+			mode = Checked
+		}
+		q, err := DecodeParameters(b, mode)
+		if err != nil {
+			checkFuzzErr(t, err, len(b))
+			return
+		}
+		// Accepted input is canonical: it re-encodes to the same prefix.
+		var out bytes.Buffer
+		if _, err := q.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, out.Bytes()) {
+			t.Fatal("decoded parameters re-encode differently")
+		}
+	})
+}
+
+func FuzzUnmarshalVerifyingKey(f *testing.F) {
+	vk := randVK(701, 3)
+	good, _ := vk.MarshalBinary()
+	fuzzSeeds(f, good, 864)
+	f.Fuzz(func(t *testing.T, b []byte, checked bool) {
+		mode := Unchecked
+		if checked {
+			mode = Checked
+		}
+		v, err := UnmarshalVerifyingKey(b, mode)
+		if err != nil {
+			checkFuzzErr(t, err, len(b))
+			return
+		}
+		out, err := v.MarshalBinary()
+		if err != nil || !bytes.Equal(out, b) {
+			t.Fatalf("decoded vk re-encodes differently (err %v)", err)
+		}
+	})
+}
+
+func FuzzProofSetBytes(f *testing.F) {
+	p := randProof(702)
+	good := p.Bytes()
+	fuzzSeeds(f, good[:], -1)
+	f.Fuzz(func(t *testing.T, b []byte, _ bool) {
+		var q Proof
+		if err := q.SetBytes(b); err != nil {
+			checkFuzzErr(t, err, len(b))
+			return
+		}
+		if out := q.Bytes(); !bytes.Equal(out[:], b) {
+			t.Fatal("decoded proof re-encodes differently")
+		}
+	})
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
+	"github.com/cuzk-go/cuzk/timeline"
+)
+
+func runBench(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var cf circuitFlags
+	cf.register(fs, 1<<15-64)
+	jobs := fs.Int("jobs", 3, "number of jobs (multi-partition proofs)")
+	partitions := fs.Int("partitions", 10, "partitions per job")
+	workers := fs.Int("workers", 2, "device workers per device")
+	synthConc := fs.Int("synth", 0, "partitions synthesized at once (0: the engine's default)")
+	deviceFlag := fs.String("device", "auto", "where to prove: auto (GPU when available, else CPU), cpu, or gpu")
+	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg")
+	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *jobs < 1 || *partitions < 1 {
+		return fmt.Errorf("bench: --jobs and --partitions must be ≥ 1")
+	}
+	devs, err := selectDevices(*deviceFlag)
+	if err != nil {
+		return err
+	}
+
+	// Setup: INSECURE development parameters for the benchmark circuit.
+	start := time.Now()
+	shape, err := cf.compile()
+	if err != nil {
+		return err
+	}
+	tw, err := prover.NewToxicWaste(rand.Reader)
+	if err != nil {
+		return err
+	}
+	params, err := prover.InsecureSetup(shape, tw)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("circuit %s: %d rows, domain 2^%d; INSECURE dev setup in %s\n",
+		cf.describe(), shape.NumRows(), log2(shape.DomainSize()), time.Since(start).Round(time.Millisecond))
+
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	logPath := filepath.Join(*outDir, "bench.timeline")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	var rec timeline.Recorder
+	lines := timeline.NewLineWriter(logFile)
+	opts := []prover.EngineOption{
+		prover.WithDevices(devs...),
+		prover.WithWorkersPerDevice(*workers),
+		prover.WithTimeline(timeline.Multi(&rec, lines)),
+	}
+	if *synthConc > 0 {
+		opts = append(opts, prover.WithSynthesisConcurrency(*synthConc))
+	}
+	eng, err := prover.NewEngine(opts...)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(devs))
+	for i, d := range devs {
+		names[i] = d.Name()
+	}
+	fmt.Printf("engine: %s, %d workers per device, %d jobs × %d partitions\n",
+		strings.Join(names, ", "), *workers, *jobs, *partitions)
+
+	benchStart := time.Now()
+	handles := make([]*prover.Handle, *jobs)
+	inputs := make([][][]fr.Element, *jobs)
+	for j := range handles {
+		inputs[j] = make([][]fr.Element, *partitions)
+		for p := range inputs[j] {
+			jf := cf
+			jf.seed = cf.seed + uint64(j)*1_000_003
+			_, in, err := jf.instance(p)
+			if err != nil {
+				return err
+			}
+			inputs[j][p] = in
+		}
+		jf := cf
+		jf.seed = cf.seed + uint64(j)*1_000_003
+		handles[j], err = eng.Submit(ctx, &prover.Job{
+			Params:     params,
+			Shape:      shape,
+			Partitions: *partitions,
+			Circuit: func(p int) (synth.Circuit, error) {
+				c, _, err := jf.instance(p)
+				return c, err
+			},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	results := make([]*prover.Result, *jobs)
+	for j, h := range handles {
+		if results[j], err = h.Wait(ctx); err != nil {
+			eng.Close(context.Background())
+			return err
+		}
+	}
+	elapsed := time.Since(benchStart)
+	if err := eng.Close(ctx); err != nil {
+		return err
+	}
+	if err := lines.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", logPath, err)
+	}
+
+	// Every proof must verify: a fast wrong prover is no prover.
+	pvk, err := prover.PrepareVerifyingKey(&params.VK)
+	if err != nil {
+		return err
+	}
+	for j, r := range results {
+		if err := prover.VerifyBatch(pvk, r.Partitions, inputs[j]); err != nil {
+			return fmt.Errorf("job %d: proofs do not verify: %w", j, err)
+		}
+	}
+
+	total := *jobs * *partitions
+	fmt.Printf("\n%d proofs (%d partitions) in %s, all verified\n", *jobs, total, elapsed.Round(time.Millisecond))
+	fmt.Printf("throughput: %.3f s/proof, %.2f proofs/min, %.3f s/partition\n",
+		elapsed.Seconds()/float64(*jobs), float64(*jobs)/elapsed.Minutes(), elapsed.Seconds()/float64(total))
+	if rss, ok := peakRSS(); ok {
+		fmt.Printf("peak host RSS: %.2f GiB\n", float64(rss)/(1<<30))
+	}
+	fmt.Println()
+	return reportTimeline(rec.Events(), *width, false,
+		filepath.Join(*outDir, "bench.trace.json"), filepath.Join(*outDir, "bench.svg"))
+}
+
+// selectDevices returns the devices named by the --device flag.
+func selectDevices(which string) ([]prover.Device, error) {
+	switch which {
+	case "auto", "cpu":
+		return []prover.Device{prover.CPU()}, nil
+	default:
+		return nil, fmt.Errorf("bench: unknown device %q (want auto, cpu or gpu)", which)
+	}
+}
+
+// peakRSS returns the process's peak resident set size in bytes (Linux: VmHWM).
+func peakRSS() (int64, bool) {
+	if runtime.GOOS != "linux" {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return kb << 10, true
+				}
+			}
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSetupProveVerifyRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	size := []string{"--constraints", "300", "--inputs", "3", "--seed", "9"}
+	require.NoError(t, run(ctx, append([]string{"setup", "--out", dir}, size...)))
+	proof := filepath.Join(dir, "proof.bin")
+	inputs := filepath.Join(dir, "inputs.json")
+	require.NoError(t, run(ctx, append([]string{"prove", "--params", filepath.Join(dir, "circuit.params"),
+		"--partitions", "3", "--proof", proof, "--inputs-out", inputs}, size...)))
+	b, err := os.ReadFile(proof)
+	require.NoError(t, err)
+	require.Len(t, b, 3*192)
+	vk := filepath.Join(dir, "circuit.vk")
+	require.NoError(t, run(ctx, []string{"verify", "--vk", vk, "--proof", proof, "--inputs", inputs}))
+
+	// A flipped bit in partition 2's proof fails, naming the partition.
+	bad := append([]byte(nil), b...)
+	bad[2*192+100] ^= 1
+	badPath := filepath.Join(dir, "bad.bin")
+	require.NoError(t, os.WriteFile(badPath, bad, 0o644))
+	err = run(ctx, []string{"verify", "--vk", vk, "--proof", badPath, "--inputs", inputs})
+	require.ErrorContains(t, err, "partition 2")
+
+	// Inputs swapped between partitions fail.
+	swapped := filepath.Join(dir, "swapped.json")
+	require.NoError(t, os.WriteFile(swapped, []byte(`[["1","2","3"],["4","5","6"],["7","8","9"]]`), 0o644))
+	err = run(ctx, []string{"verify", "--vk", vk, "--proof", proof, "--inputs", swapped})
+	require.ErrorContains(t, err, "partition 0")
+
+	// Malformed inputs and a proof of the wrong length are clear errors.
+	junk := filepath.Join(dir, "junk.json")
+	require.NoError(t, os.WriteFile(junk, []byte(`[["-1"]]`), 0o644))
+	err = run(ctx, []string{"verify", "--vk", vk, "--proof", proof, "--inputs", junk})
+	require.ErrorContains(t, err, "partition 0 input 0")
+	require.NoError(t, os.WriteFile(badPath, b[:500], 0o644))
+	err = run(ctx, []string{"verify", "--vk", vk, "--proof", badPath, "--inputs", inputs})
+	require.ErrorContains(t, err, "multiple of 192")
+
+	// Parameters for another size are refused before proving.
+	err = run(ctx, []string{"prove", "--params", filepath.Join(dir, "circuit.params"), "--constraints", "301",
+		"--inputs", "3", "--proof", proof, "--inputs-out", inputs})
+	require.ErrorContains(t, err, "do not match")
+}
+
+func TestUnknownCommand(t *testing.T) {
+	require.Error(t, run(context.Background(), []string{"frobnicate"}))
+}

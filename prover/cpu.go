@@ -44,15 +44,15 @@ func (d *cpuDevice) Prepare(ctx context.Context, params *Parameters, asg *synth.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &cpuTask{params: params, asg: asg, rs: rs, sc: compactScalars(asg)}, nil
+	return &cpuTask{params: params, asg: asg, rs: rs, sc: CompactScalars(asg)}, nil
 }
 
 type cpuTask struct {
 	params *Parameters
 	asg    *synth.Assignment
 	rs     Randomness
-	sc     partitionScalars
-	res    msmResults
+	sc     PartitionScalars
+	res    MSMResults
 }
 
 // Run computes H and the five MSMs, checking ctx between stages.
@@ -60,11 +60,11 @@ func (t *cpuTask) Run(ctx context.Context) error {
 	h := computeH(t.asg)
 	p := t.params
 	steps := []func() error{
-		func() error { return msmG1(&t.res.h, p.H, h) },
-		func() error { return msmG1(&t.res.a, p.A, t.sc.a) },
-		func() error { return msmG1(&t.res.b1, p.BG1, t.sc.b) },
-		func() error { return msmG1(&t.res.l, p.L, t.sc.aux) },
-		func() error { return msmG2(&t.res.b2, p.BG2, t.sc.b) },
+		func() error { return msmG1(&t.res.H, p.H, h) },
+		func() error { return msmG1(&t.res.A, p.A, t.sc.A) },
+		func() error { return msmG1(&t.res.B1, p.BG1, t.sc.B) },
+		func() error { return msmG1(&t.res.L, p.L, t.sc.Aux) },
+		func() error { return msmG2(&t.res.B2, p.BG2, t.sc.B) },
 	}
 	for _, step := range steps {
 		if err := ctx.Err(); err != nil {
@@ -81,10 +81,10 @@ func (t *cpuTask) Finalize(ctx context.Context) (*Proof, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return assembleProof(&t.params.VK, &t.res, t.rs), nil
+	return AssembleProof(&t.params.VK, &t.res, t.rs), nil
 }
 
-func (t *cpuTask) Release() { t.sc = partitionScalars{} }
+func (t *cpuTask) Release() { t.sc = PartitionScalars{} }
 
 // computeH returns the m−1 coefficients of h = (a·b − c)/Z, Z = X^m − 1, from the evaluations
 // of a, b, c over the domain: inverse FFT, FFT on the coset g·⟨ω⟩ (g = 7, Fr's multiplicative

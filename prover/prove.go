@@ -96,14 +96,16 @@ func CheckParameters(params *Parameters, shape *synth.Shape) error {
 	return nil
 }
 
-// partitionScalars are the scalar vectors of one partition's MSMs, compacted by density.
-type partitionScalars struct {
-	a   []fr.Element // inputs ‖ aux marked by a_aux
-	b   []fr.Element // inputs marked by b_input ‖ aux marked by b_aux
-	aux []fr.Element
+// PartitionScalars are the scalar vectors of one partition's MSMs, compacted by density so that
+// scalar i goes with point i of the matching Parameters query.
+type PartitionScalars struct {
+	A   []fr.Element // inputs ‖ aux marked by a_aux: with Parameters.A
+	B   []fr.Element // inputs marked by b_input ‖ aux marked by b_aux: with BG1 and BG2
+	Aux []fr.Element // every aux variable: with Parameters.L
 }
 
-func compactScalars(asg *synth.Assignment) partitionScalars {
+// CompactScalars gathers the MSM scalars of asg as bellperson's prover does.
+func CompactScalars(asg *synth.Assignment) PartitionScalars {
 	s := asg.Shape
 	a := make([]fr.Element, 0, s.NumInputs+s.ADensityAux.Count())
 	a = append(a, asg.Inputs...)
@@ -111,21 +113,21 @@ func compactScalars(asg *synth.Assignment) partitionScalars {
 	b := make([]fr.Element, 0, s.BDensityInput.Count()+s.BDensityAux.Count())
 	b = appendDense(b, asg.Inputs, s.BDensityInput)
 	b = appendDense(b, asg.Aux, s.BDensityAux)
-	return partitionScalars{a: a, b: b, aux: asg.Aux}
+	return PartitionScalars{A: a, B: b, Aux: asg.Aux}
 }
 
-// msmResults are the multi-scalar multiplications of one partition.
-type msmResults struct {
-	a, b1, l, h bls12381.G1Jac // Σ a_i·A_i, Σ b_i·B_i (G1), Σ aux_j·L_j, Σ h_i·H_i
-	b2          bls12381.G2Jac
+// MSMResults are the multi-scalar multiplications of one partition.
+type MSMResults struct {
+	A, B1, L, H bls12381.G1Jac // Σ a_i·A_i, Σ b_i·B_i (G1), Σ aux_j·L_j, Σ h_i·H_i
+	B2          bls12381.G2Jac // Σ b_i·B_i (G2)
 }
 
-// assembleProof combines the MSM results with r and s as bellman does:
+// AssembleProof combines the MSM results with r and s as bellman does:
 //
 //	A = α + Σa + r·δ
 //	B = β + Σb + s·δ (G2)
 //	C = Σl + Σh + s·(α + Σa) + r·(β + Σb) + r·s·δ (G1)
-func assembleProof(vk *VerifyingKey, m *msmResults, rs Randomness) *Proof {
+func AssembleProof(vk *VerifyingKey, m *MSMResults, rs Randomness) *Proof {
 	r, s := bigOf(&rs.R), bigOf(&rs.S)
 	var rsProd fr.Element
 	rsProd.Mul(&rs.R, &rs.S)
@@ -134,26 +136,26 @@ func assembleProof(vk *VerifyingKey, m *msmResults, rs Randomness) *Proof {
 	ga.FromAffine(&vk.DeltaG1)
 	ga.ScalarMultiplication(&ga, r)
 	ga.AddMixed(&vk.AlphaG1)
-	ga.AddAssign(&m.a)
+	ga.AddAssign(&m.A)
 
 	var gb bls12381.G2Jac
 	gb.FromAffine(&vk.DeltaG2)
 	gb.ScalarMultiplication(&gb, s)
 	gb.AddMixed(&vk.BetaG2)
-	gb.AddAssign(&m.b2)
+	gb.AddAssign(&m.B2)
 
 	gc.FromAffine(&vk.DeltaG1)
 	gc.ScalarMultiplication(&gc, bigOf(&rsProd))
 	t.FromAffine(&vk.AlphaG1)
-	t.AddAssign(&m.a)
+	t.AddAssign(&m.A)
 	t.ScalarMultiplication(&t, s)
 	gc.AddAssign(&t)
 	t.FromAffine(&vk.BetaG1)
-	t.AddAssign(&m.b1)
+	t.AddAssign(&m.B1)
 	t.ScalarMultiplication(&t, r)
 	gc.AddAssign(&t)
-	gc.AddAssign(&m.h)
-	gc.AddAssign(&m.l)
+	gc.AddAssign(&m.H)
+	gc.AddAssign(&m.L)
 
 	p := &Proof{}
 	p.A.FromJacobian(&ga)

@@ -1,0 +1,931 @@
+package prover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/cuzk-go/cuzk/assemble"
+	"github.com/cuzk-go/cuzk/synth"
+	"github.com/cuzk-go/cuzk/timeline"
+)
+
+// Engine proves jobs of many partitions on a set of devices, partition by partition:
+//
+//	Submit ─► synthesis queue ─► synthesis workers (CPU) ─► device queue ─► device workers
+//	          (priority, job, partition)                     (same order)   per device: prepare ·
+//	                                                                        lock · run · unlock ·
+//	                                                                        finalize ─► assembler
+//
+// Each device has several workers (two by default) sharing the device's kernel-only lock, so that
+// one worker's CPU preparation and finalization hide under another's device work. Both queues
+// order partitions by (Job.Priority, job sequence, partition index), so the oldest job of the most
+// urgent priority finishes first.
+//
+// Memory is bounded: a partition's estimated bytes (EstimatePartitionBytes) are reserved before
+// its synthesis starts, the evaluations share is released as soon as its device work ends and the
+// rest after its finalization, and a synthesis starts only if its reservation fits the budget. At
+// most the queue depth of synthesized partitions wait for a device worker.
+//
+// A failure (error or panic) in one partition fails its job with that error; the job's other
+// partitions are dropped before synthesis or device work and other jobs go on. Cancelling the
+// context given to Submit does the same.
+//
+// All methods are safe for concurrent use.
+type Engine struct {
+	cfg   engineConfig
+	clock timeline.Clock
+	hook  timeline.Hook // nil: recording off
+	log   *slog.Logger
+	wg    sync.WaitGroup
+
+	mu           sync.Mutex
+	cond         *sync.Cond // signalled on every change workers wait for
+	nextID       uint64
+	jobs         map[uint64]*job
+	closed       bool          // no new jobs
+	stopped      bool          // workers exit
+	idle         chan struct{} // closed when the last active job finishes (Close waits on it)
+	synthQ       partQueue
+	devQ         partQueue
+	synthesizing int
+	onDevice     int
+	reserved     int64
+	peakReserved int64
+	peakQueued   int
+	jobsDone     uint64
+	jobsFailed   uint64
+}
+
+// ErrClosed is returned by Submit after Close, and by Handle.Wait (wrapped) for jobs that Close
+// cancelled.
+var ErrClosed = errors.New("prover: engine closed")
+
+// ErrMemoryBudget is wrapped by the error Submit returns when one partition's estimated memory
+// exceeds the engine's whole budget, so that the job could never run.
+var ErrMemoryBudget = errors.New("prover: partition exceeds the engine's memory budget")
+
+// ErrPanicked is wrapped by the error of a job whose circuit construction, preparation, device
+// work or finalization panicked. (A panic inside a circuit's Synthesize is reported by synth as
+// synth.ErrCircuitPanic.)
+var ErrPanicked = errors.New("prover: panic")
+
+// EngineOption configures NewEngine.
+type EngineOption func(*engineConfig) error
+
+type engineConfig struct {
+	devices          []Device
+	workersPerDevice int
+	synthConcurrency int
+	budget           int64
+	queueDepth       int
+	hook             timeline.Hook
+	log              *slog.Logger
+}
+
+// WithDevices sets the devices the engine proves on (default: CPU()). The index of a device in
+// devs is its index in the timeline.
+func WithDevices(devs ...Device) EngineOption {
+	return func(c *engineConfig) error {
+		if len(devs) == 0 {
+			return errors.New("prover: WithDevices: no device")
+		}
+		for i, d := range devs {
+			if d == nil {
+				return fmt.Errorf("prover: WithDevices: device %d is nil", i)
+			}
+		}
+		c.devices = append([]Device(nil), devs...)
+		return nil
+	}
+}
+
+// WithWorkersPerDevice sets the number of workers per device (default 2): while one holds the
+// device's kernel lock, the others prepare or finalize on the CPU.
+func WithWorkersPerDevice(n int) EngineOption {
+	return func(c *engineConfig) error {
+		if n < 1 {
+			return fmt.Errorf("prover: WithWorkersPerDevice: %d workers, want ≥ 1", n)
+		}
+		c.workersPerDevice = n
+		return nil
+	}
+}
+
+// WithSynthesisConcurrency sets how many partitions are synthesized at once (default
+// max(1, GOMAXPROCS/2); each synthesis is itself parallel).
+func WithSynthesisConcurrency(n int) EngineOption {
+	return func(c *engineConfig) error {
+		if n < 1 {
+			return fmt.Errorf("prover: WithSynthesisConcurrency: %d, want ≥ 1", n)
+		}
+		c.synthConcurrency = n
+		return nil
+	}
+}
+
+// WithMemoryBudget sets the memory budget in bytes for partitions in flight (default 80% of the
+// machine's RAM, or DefaultMemoryBudget where it cannot be read).
+func WithMemoryBudget(bytes int64) EngineOption {
+	return func(c *engineConfig) error {
+		if bytes < 1 {
+			return fmt.Errorf("prover: WithMemoryBudget: %d bytes, want ≥ 1", bytes)
+		}
+		c.budget = bytes
+		return nil
+	}
+}
+
+// WithQueueDepth sets how many synthesized partitions may wait for a device worker (default
+// 2 × the number of device workers). A synthesis worker whose partition would exceed it waits.
+func WithQueueDepth(n int) EngineOption {
+	return func(c *engineConfig) error {
+		if n < 1 {
+			return fmt.Errorf("prover: WithQueueDepth: %d, want ≥ 1", n)
+		}
+		c.queueDepth = n
+		return nil
+	}
+}
+
+// WithTimeline sets the hook that receives the engine's timeline events (default nil: off). It
+// is called concurrently from every worker, never with the engine's lock held.
+func WithTimeline(h timeline.Hook) EngineOption {
+	return func(c *engineConfig) error { c.hook = h; return nil }
+}
+
+// WithLogger sets the logger (default: discard). Jobs are logged at Debug, failures at Warn,
+// panics with their stack at Error.
+func WithLogger(l *slog.Logger) EngineOption {
+	return func(c *engineConfig) error {
+		if l == nil {
+			return errors.New("prover: WithLogger: nil logger")
+		}
+		c.log = l
+		return nil
+	}
+}
+
+// NewEngine starts an engine's workers: the synthesis workers and WorkersPerDevice device workers
+// per device. Close stops them.
+func NewEngine(opts ...EngineOption) (*Engine, error) {
+	cfg := engineConfig{workersPerDevice: 2}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.devices) == 0 {
+		cfg.devices = []Device{CPU()}
+	}
+	if cfg.synthConcurrency == 0 {
+		cfg.synthConcurrency = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	if cfg.budget == 0 {
+		cfg.budget = defaultMemoryBudget()
+	}
+	if cfg.queueDepth == 0 {
+		cfg.queueDepth = 2 * len(cfg.devices) * cfg.workersPerDevice
+	}
+	if cfg.log == nil {
+		cfg.log = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{
+		cfg:   cfg,
+		clock: timeline.NewClock(),
+		hook:  cfg.hook,
+		log:   cfg.log,
+		jobs:  make(map[uint64]*job),
+	}
+	e.cond = sync.NewCond(&e.mu)
+	for range cfg.synthConcurrency {
+		e.wg.Add(1)
+		go e.synthWorker()
+	}
+	for d := range cfg.devices {
+		for w := range cfg.workersPerDevice {
+			e.wg.Add(1)
+			go e.deviceWorker(d, w)
+		}
+	}
+	return e, nil
+}
+
+// Clock returns the clock whose epoch the timeline offsets count from.
+func (e *Engine) Clock() timeline.Clock { return e.clock }
+
+// Job is a proof of Partitions partitions of one circuit shape.
+type Job struct {
+	// Priority orders jobs: a lower value is dispatched first; jobs of equal priority run in
+	// submission order.
+	Priority int
+	// Params are the proving parameters; Shape the compiled circuit every partition has.
+	Params *Parameters
+	Shape  *synth.Shape
+	// Partitions is the number of partitions, ≥ 1.
+	Partitions int
+	// Circuit builds partition i's circuit. It is called lazily, right before the partition's
+	// synthesis, from a synthesis worker (concurrently for different partitions).
+	Circuit func(partition int) (synth.Circuit, error)
+	// Randomness gives partition i's blinding scalars r and s. Nil draws them from crypto/rand;
+	// fixed values are for tests only (see Randomness).
+	Randomness func(partition int) (Randomness, error)
+}
+
+// JobStats are a job's timings. Synthesis, Prepare, LockWait, Device and Finalize are sums over
+// the job's partitions (with several workers they overlap, so they may exceed Total).
+type JobStats struct {
+	// QueueWait is the time from Submit to the start of the job's first synthesis.
+	QueueWait time.Duration
+	// Synthesis: circuit construction and synthesis, SYNTH_START..SYNTH_END.
+	Synthesis time.Duration
+	// Prepare: the device worker's CPU preparation, GPU_PICKUP..LOCK_WAIT.
+	Prepare time.Duration
+	// LockWait: waiting for the device's kernel lock, LOCK_WAIT..GPU_START.
+	LockWait time.Duration
+	// Device: device work with the lock held, GPU_START..GPU_END.
+	Device time.Duration
+	// Finalize: CPU finalization and serialization, FINALIZE_START..FINALIZE_END.
+	Finalize time.Duration
+	// Total is the time from Submit to the job's completion.
+	Total time.Duration
+}
+
+// Result is a proved job.
+type Result struct {
+	// Job is the job's sequence number (Handle.ID).
+	Job uint64
+	// Proof is the assembled proof: the partitions' 192-byte proofs in partition order
+	// (assemble.Assemble).
+	Proof []byte
+	// Partitions holds the partitions' proofs by index.
+	Partitions []*Proof
+	Stats      JobStats
+}
+
+// Handle follows a submitted job.
+type Handle struct{ j *job }
+
+// ID returns the job's sequence number, the Job field of its timeline events. Sequence numbers
+// start at 1 and increase with each Submit.
+func (h *Handle) ID() uint64 { return h.j.id }
+
+// Done returns a channel closed when the job has finished, proved or failed, and none of its
+// partitions holds memory or a worker any longer.
+func (h *Handle) Done() <-chan struct{} { return h.j.done }
+
+// Wait waits for the job and returns its result, or the job's error: the first partition error
+// ("job 3: partition 2: synthesize: …"), the error of the context given to Submit if it was
+// cancelled, or ErrClosed if Close cancelled it. If ctx ends first, Wait returns ctx.Err() and
+// the job goes on.
+func (h *Handle) Wait(ctx context.Context) (*Result, error) {
+	select {
+	case <-h.j.done:
+		return h.j.result, h.j.finalErr
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// job is the engine's state of one submitted job.
+type job struct {
+	id         uint64
+	spec       Job
+	est        int64 // EstimatePartitionBytes total
+	estEval    int64 // its evaluations share
+	submitted  time.Time
+	done       chan struct{}
+	result     *Result // set before done is closed
+	finalErr   error   // set before done is closed
+	cancel     context.CancelCauseFunc
+	stopCancel func() bool   // unregisters the cancellation callback
+	cbDone     chan struct{} // closed when the cancellation callback has run
+
+	// ctx governs the job: Submit's context, also cancelled with the job's error when a
+	// partition fails. It is kept for the job's lifetime because device calls (Lock, Run) take
+	// it in whichever worker handles a partition.
+	ctx context.Context
+
+	// Guarded by Engine.mu.
+	pending    int // partitions not settled (proved, dropped or abandoned)
+	finished   bool
+	started    bool
+	firstSynth time.Time
+	err        error
+	proofs     []*Proof
+	parts      []assemble.Part
+	stats      JobStats
+}
+
+// part is one partition of a job on its way through the engine.
+type part struct {
+	job      *job
+	index    int
+	asg      *synth.Assignment
+	reserved int64 // bytes currently reserved for this partition
+	synth    time.Duration
+}
+
+// Submit queues job and returns a handle to wait for it. ctx governs the job: cancelling it
+// drops the job's remaining partitions and releases their memory. Submit checks the job
+// (parameters against the shape, partition count) and fails with ErrMemoryBudget when one
+// partition's estimate exceeds the whole budget, with ErrClosed after Close.
+func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
+	if err := validateJob(jb); err != nil {
+		return nil, err
+	}
+	est, estEval := EstimatePartitionBytes(jb.Shape)
+	if est > e.cfg.budget {
+		return nil, fmt.Errorf("submit job: %w: one partition needs about %d bytes (%d constraints, %d variables), the budget is %d bytes",
+			ErrMemoryBudget, est, jb.Shape.NumConstraints, jb.Shape.NumInputs+jb.Shape.NumAux, e.cfg.budget)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("submit job: %w", err)
+	}
+	jctx, cancel := context.WithCancelCause(ctx)
+	j := &job{
+		spec:      *jb,
+		est:       est,
+		estEval:   estEval,
+		submitted: time.Now(),
+		done:      make(chan struct{}),
+		cancel:    cancel,
+		cbDone:    make(chan struct{}),
+		ctx:       jctx,
+		pending:   jb.Partitions,
+		proofs:    make([]*Proof, jb.Partitions),
+		parts:     make([]assemble.Part, 0, jb.Partitions),
+	}
+
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		cancel(ErrClosed)
+		return nil, fmt.Errorf("submit job: %w", ErrClosed)
+	}
+	e.nextID++
+	j.id = e.nextID
+	e.jobs[j.id] = j
+	for i := range jb.Partitions {
+		e.synthQ.push(&part{job: j, index: i})
+	}
+	// Registered under the lock: if ctx is already cancelled, the callback runs once the
+	// partitions are queued, and it can remove them.
+	j.stopCancel = context.AfterFunc(jctx, func() {
+		defer close(j.cbDone)
+		e.mu.Lock()
+		finish := e.failLocked(j, context.Cause(jctx))
+		e.mu.Unlock()
+		if finish {
+			e.finishJob(j, true)
+		}
+	})
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	e.log.Debug("job submitted", "job", j.id, "partitions", jb.Partitions, "priority", jb.Priority, "estimated_bytes", est)
+	return &Handle{j: j}, nil
+}
+
+func validateJob(jb *Job) error {
+	switch {
+	case jb == nil:
+		return errors.New("submit job: nil job")
+	case jb.Params == nil:
+		return errors.New("submit job: nil parameters")
+	case jb.Shape == nil:
+		return errors.New("submit job: nil shape")
+	case jb.Circuit == nil:
+		return errors.New("submit job: nil Circuit function")
+	case jb.Partitions < 1:
+		return fmt.Errorf("submit job: %d partitions, want ≥ 1", jb.Partitions)
+	}
+	if err := CheckParameters(jb.Params, jb.Shape); err != nil {
+		return fmt.Errorf("submit job: %w", err)
+	}
+	return nil
+}
+
+// EngineStats is a snapshot of the engine's state. Counts are partitions unless named otherwise.
+type EngineStats struct {
+	// Budget is the memory budget in bytes; Reserved the bytes reserved now by partitions in
+	// flight, PeakReserved the most ever reserved at once (never above Budget).
+	Budget, Reserved, PeakReserved int64
+	// ActiveJobs is the number of submitted jobs not yet finished.
+	ActiveJobs int
+	// QueuedSynthesis wait for a synthesis worker, Synthesizing are being synthesized,
+	// QueuedDevice are synthesized and wait for a device worker (at most QueueDepth;
+	// PeakQueuedDevice is the most ever), OnDevice are held by device workers.
+	QueuedSynthesis, Synthesizing, QueuedDevice, PeakQueuedDevice, OnDevice int
+	// QueueDepth is the bound on QueuedDevice.
+	QueueDepth int
+	// JobsDone and JobsFailed count finished jobs.
+	JobsDone, JobsFailed uint64
+}
+
+// Stats returns a snapshot of the engine's state.
+func (e *Engine) Stats() EngineStats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return EngineStats{
+		Budget:           e.cfg.budget,
+		Reserved:         e.reserved,
+		PeakReserved:     e.peakReserved,
+		ActiveJobs:       len(e.jobs),
+		QueuedSynthesis:  e.synthQ.Len(),
+		Synthesizing:     e.synthesizing,
+		QueuedDevice:     e.devQ.Len(),
+		PeakQueuedDevice: e.peakQueued,
+		OnDevice:         e.onDevice,
+		QueueDepth:       e.cfg.queueDepth,
+		JobsDone:         e.jobsDone,
+		JobsFailed:       e.jobsFailed,
+	}
+}
+
+// Close stops the engine. It refuses new jobs, waits for the submitted ones to finish, and stops
+// the workers. If ctx ends first, it cancels the remaining jobs (their Wait returns an error
+// wrapping ErrClosed), waits for their partitions to be abandoned (a device call in progress
+// cannot be interrupted and is waited for), stops the workers and returns ctx's error. No
+// goroutine of the engine is left when Close returns.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	err := e.waitIdle(ctx)
+	if err != nil {
+		var finish []*job
+		e.mu.Lock()
+		for _, j := range e.jobs {
+			if e.failLocked(j, ErrClosed) {
+				finish = append(finish, j)
+			}
+		}
+		e.mu.Unlock()
+		for _, j := range finish {
+			e.finishJob(j, false)
+		}
+		_ = e.waitIdle(context.Background())
+		err = fmt.Errorf("close engine: %w", err)
+	}
+	e.mu.Lock()
+	e.stopped = true
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	e.wg.Wait()
+	return err
+}
+
+// waitIdle waits until no job is active, or ctx ends.
+func (e *Engine) waitIdle(ctx context.Context) error {
+	e.mu.Lock()
+	if len(e.jobs) == 0 {
+		e.mu.Unlock()
+		return nil
+	}
+	if e.idle == nil {
+		e.idle = make(chan struct{})
+	}
+	idle := e.idle
+	e.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// emit sends an event stamped at t to the hook, if any.
+func (e *Engine) emit(t time.Time, k timeline.Kind, j *job, partition, device, worker int, detail string) {
+	if e.hook == nil {
+		return
+	}
+	e.hook.Event(timeline.Event{
+		Offset:    t.Sub(e.clock.Epoch()),
+		Kind:      k,
+		Job:       j.id,
+		Partition: partition,
+		Device:    device,
+		Worker:    worker,
+		Detail:    detail,
+	})
+}
+
+func errDetail(err error) string {
+	if err == nil {
+		return ""
+	}
+	return "error: " + err.Error()
+}
+
+// safely runs f, turning a panic into an error wrapping ErrPanicked, and prefixes stage to f's
+// error.
+func (e *Engine) safely(j *job, index int, stage string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic in partition", "job", j.id, "partition", index, "stage", stage,
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = fmt.Errorf("%s: %w: %v", stage, ErrPanicked, r)
+		}
+	}()
+	if err := f(); err != nil {
+		return fmt.Errorf("%s: %w", stage, err)
+	}
+	return nil
+}
+
+// partitionErr returns the error a partition's failure gives its job: the job's own cause when
+// its context has ended (the failure is a consequence), the partition's error otherwise.
+func partitionErr(p *part, err error) error {
+	if p.job.ctx.Err() != nil {
+		return context.Cause(p.job.ctx)
+	}
+	return fmt.Errorf("partition %d: %w", p.index, err)
+}
+
+// reserveLocked reserves n bytes for p. The caller checked that they fit the budget.
+func (e *Engine) reserveLocked(p *part, n int64) {
+	p.reserved += n
+	e.reserved += n
+	e.peakReserved = max(e.peakReserved, e.reserved)
+}
+
+// releaseLocked releases n of p's reserved bytes (all of them if n > p.reserved).
+func (e *Engine) releaseLocked(p *part, n int64) {
+	n = min(n, p.reserved)
+	p.reserved -= n
+	e.reserved -= n
+	if n > 0 {
+		e.cond.Broadcast()
+	}
+}
+
+// failLocked records err as j's error (unless it has one or is finished), cancels j's context
+// and drops j's queued partitions, releasing their memory. It reports whether the job is now
+// settled and the caller must call finishJob.
+func (e *Engine) failLocked(j *job, err error) bool {
+	if j.finished {
+		return false
+	}
+	if j.err == nil {
+		j.err = err
+		j.cancel(err)
+	}
+	j.pending -= len(e.synthQ.removeJob(j))
+	for _, p := range e.devQ.removeJob(j) {
+		e.releaseLocked(p, p.reserved)
+		p.asg = nil
+		j.pending--
+	}
+	e.cond.Broadcast()
+	return e.settledLocked(j)
+}
+
+// settledLocked reports whether j has no partition left in flight and has not been finished yet;
+// it marks j finished when so.
+func (e *Engine) settledLocked(j *job) bool {
+	if j.pending == 0 && !j.finished {
+		j.finished = true
+		return true
+	}
+	return false
+}
+
+// finishJob completes a settled job: it assembles the proof or records the error, emits
+// JOB_DONE, and wakes Wait. inCallback is true when called from the job's cancellation callback.
+func (e *Engine) finishJob(j *job, inCallback bool) {
+	if !inCallback && !j.stopCancel() {
+		<-j.cbDone // the callback started; it finds the job finished and does nothing
+	}
+	e.mu.Lock()
+	err := j.err
+	parts := j.parts
+	stats := j.stats
+	e.mu.Unlock()
+
+	var res *Result
+	if err == nil {
+		proof, aerr := assemble.Assemble(j.spec.Partitions, parts)
+		if aerr != nil {
+			err = fmt.Errorf("assemble proof: %w", aerr)
+		} else {
+			res = &Result{Job: j.id, Proof: proof, Partitions: j.proofs, Stats: stats}
+		}
+	}
+	j.cancel(nil)
+	now := time.Now()
+	if res != nil {
+		res.Stats.Total = now.Sub(j.submitted)
+		j.result = res
+		e.emit(now, timeline.JobDone, j, -1, -1, -1, "ok")
+		e.log.Debug("job done", "job", j.id, "partitions", j.spec.Partitions, "total", res.Stats.Total)
+	} else {
+		j.finalErr = fmt.Errorf("job %d: %w", j.id, err)
+		e.emit(now, timeline.JobDone, j, -1, -1, -1, errDetail(err))
+		e.log.Warn("job failed", "job", j.id, "err", err)
+	}
+
+	e.mu.Lock()
+	delete(e.jobs, j.id)
+	if res != nil {
+		e.jobsDone++
+	} else {
+		e.jobsFailed++
+	}
+	if len(e.jobs) == 0 && e.idle != nil {
+		close(e.idle)
+		e.idle = nil
+	}
+	e.mu.Unlock()
+	close(j.done)
+}
+
+// synthWorker synthesizes partitions until the engine stops.
+func (e *Engine) synthWorker() {
+	defer e.wg.Done()
+	for {
+		p := e.nextSynth()
+		if p == nil {
+			return
+		}
+		e.synthesize(p)
+	}
+}
+
+// nextSynth waits for the first partition of the synthesis queue to be startable (its memory
+// fits the budget and the device queue has room), reserves its memory and returns it; nil when
+// the engine stops.
+func (e *Engine) nextSynth() *part {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		if e.stopped {
+			return nil
+		}
+		if p := e.synthQ.peek(); p != nil && e.devQ.Len() < e.cfg.queueDepth && e.reserved+p.job.est <= e.cfg.budget {
+			e.synthQ.pop()
+			e.reserveLocked(p, p.job.est)
+			e.synthesizing++
+			if !p.job.started {
+				p.job.started = true
+				p.job.firstSynth = time.Now()
+				p.job.stats.QueueWait = p.job.firstSynth.Sub(p.job.submitted)
+			}
+			return p
+		}
+		e.cond.Wait()
+	}
+}
+
+// synthesize builds and synthesizes p's circuit and queues p for a device.
+func (e *Engine) synthesize(p *part) {
+	j := p.job
+	t0 := time.Now()
+	e.emit(t0, timeline.SynthStart, j, p.index, -1, -1, "")
+	var asg *synth.Assignment
+	err := j.ctx.Err()
+	if err == nil {
+		var c synth.Circuit
+		err = e.safely(j, p.index, "build circuit", func() error {
+			var err error
+			c, err = j.spec.Circuit(p.index)
+			if err == nil && c == nil {
+				err = errors.New("nil circuit")
+			}
+			return err
+		})
+		if err == nil {
+			err = e.safely(j, p.index, "synthesize", func() error {
+				var err error
+				asg, err = synth.Synthesize(j.ctx, j.spec.Shape, c)
+				return err
+			})
+		}
+	}
+	t1 := time.Now()
+	e.emit(t1, timeline.SynthEnd, j, p.index, -1, -1, errDetail(err))
+	if err != nil {
+		e.mu.Lock()
+		e.synthesizing--
+		e.releaseLocked(p, p.reserved)
+		j.pending--
+		finish := e.failLocked(j, partitionErr(p, err))
+		e.mu.Unlock()
+		if finish {
+			e.finishJob(j, false)
+		}
+		return
+	}
+	p.asg = asg
+	p.synth = t1.Sub(t0)
+
+	// Wait for room in the device queue (backpressure), unless the job has failed meanwhile.
+	e.mu.Lock()
+	for e.devQ.Len() >= e.cfg.queueDepth && j.err == nil {
+		e.cond.Wait()
+	}
+	e.synthesizing--
+	if j.err != nil {
+		e.releaseLocked(p, p.reserved)
+		p.asg = nil
+		j.pending--
+		finish := e.settledLocked(j)
+		e.cond.Broadcast()
+		e.mu.Unlock()
+		if finish {
+			e.finishJob(j, false)
+		}
+		return
+	}
+	// Stamped before the partition becomes visible to device workers, so that CHAN_SEND
+	// precedes its GPU_PICKUP; emitted after the lock is released.
+	tSend := time.Now()
+	e.devQ.push(p)
+	e.peakQueued = max(e.peakQueued, e.devQ.Len())
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	e.emit(tSend, timeline.ChanSend, j, p.index, -1, -1, "")
+}
+
+// deviceWorker proves partitions on device d until the engine stops.
+func (e *Engine) deviceWorker(d, w int) {
+	defer e.wg.Done()
+	for {
+		p := e.nextDevice()
+		if p == nil {
+			return
+		}
+		e.prove(d, w, p)
+	}
+}
+
+// nextDevice waits for a synthesized partition and returns it; nil when the engine stops.
+func (e *Engine) nextDevice() *part {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		if e.stopped {
+			return nil
+		}
+		if p := e.devQ.pop(); p != nil {
+			e.onDevice++
+			e.cond.Broadcast() // room in the device queue
+			return p
+		}
+		e.cond.Wait()
+	}
+}
+
+// partTimes are one partition's stage durations on a device worker.
+type partTimes struct {
+	prepare, lockWait, device, finalize time.Duration
+}
+
+// prove runs p on device d as worker w: prepare on the CPU, take the device's kernel lock, run
+// the device work, release the lock, finalize on the CPU, and hand the proof to the job.
+func (e *Engine) prove(d, w int, p *part) {
+	j := p.job
+	dev := e.cfg.devices[d]
+	ctx := j.ctx
+	var pt partTimes
+
+	tPick := time.Now()
+	e.emit(tPick, timeline.GPUPickup, j, p.index, d, w, "")
+	var task Task
+	err := ctx.Err()
+	if err == nil {
+		err = e.safely(j, p.index, "prepare", func() error {
+			rs, err := e.randomness(j, p.index)
+			if err != nil {
+				return err
+			}
+			task, err = dev.Prepare(ctx, j.spec.Params, p.asg, rs)
+			if err == nil && task == nil {
+				err = errors.New("device returned no task")
+			}
+			return err
+		})
+	}
+	tLW := time.Now()
+	pt.prepare = tLW.Sub(tPick)
+	e.emit(tLW, timeline.LockWait, j, p.index, d, w, errDetail(err))
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = e.safely(j, p.index, "lock device", func() error { return dev.Lock(ctx) })
+	}
+	if err != nil {
+		e.abandon(p, task, err)
+		return
+	}
+
+	// The kernel-lock region: GPU_START right after the lock is acquired, GPU_END right after
+	// Run returns and before Unlock. Nothing else runs inside it.
+	tStart := time.Now()
+	pt.lockWait = tStart.Sub(tLW)
+	e.emit(tStart, timeline.GPUStart, j, p.index, d, w, "")
+	err = e.safely(j, p.index, "run", func() error { return task.Run(ctx) })
+	tEnd := time.Now()
+	e.emit(tEnd, timeline.GPUEnd, j, p.index, d, w, errDetail(err))
+	dev.Unlock()
+	pt.device = tEnd.Sub(tStart)
+
+	p.asg.ReleaseEvaluations()
+	e.mu.Lock()
+	e.releaseLocked(p, j.estEval)
+	e.mu.Unlock()
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		e.abandon(p, task, err)
+		return
+	}
+
+	tFin := time.Now()
+	e.emit(tFin, timeline.FinalizeStart, j, p.index, d, w, "")
+	var proof *Proof
+	var enc []byte
+	err = e.safely(j, p.index, "finalize", func() error {
+		var err error
+		proof, err = task.Finalize(ctx)
+		if err == nil && proof == nil {
+			err = errors.New("device returned no proof")
+		}
+		if err == nil {
+			b := proof.Bytes()
+			enc = b[:]
+		}
+		return err
+	})
+	tDone := time.Now()
+	e.emit(tDone, timeline.FinalizeEnd, j, p.index, d, w, errDetail(err))
+	pt.finalize = tDone.Sub(tFin)
+	if err != nil {
+		e.abandon(p, task, err)
+		return
+	}
+	e.releaseTask(p, task)
+	p.asg = nil
+
+	e.mu.Lock()
+	e.releaseLocked(p, p.reserved)
+	e.onDevice--
+	j.proofs[p.index] = proof
+	j.parts = append(j.parts, assemble.Part{Index: p.index, Proof: enc})
+	j.stats.Synthesis += p.synth
+	j.stats.Prepare += pt.prepare
+	j.stats.LockWait += pt.lockWait
+	j.stats.Device += pt.device
+	j.stats.Finalize += pt.finalize
+	j.pending--
+	finish := e.settledLocked(j)
+	e.mu.Unlock()
+	if finish {
+		e.finishJob(j, false)
+	}
+}
+
+// randomness returns partition i's r and s.
+func (e *Engine) randomness(j *job, i int) (Randomness, error) {
+	if j.spec.Randomness != nil {
+		return j.spec.Randomness(i)
+	}
+	return NewRandomness()
+}
+
+// abandon gives up p on a device worker after err: it releases the task and p's memory and
+// fails p's job.
+func (e *Engine) abandon(p *part, task Task, err error) {
+	e.releaseTask(p, task)
+	p.asg = nil
+	j := p.job
+	e.mu.Lock()
+	e.releaseLocked(p, p.reserved)
+	e.onDevice--
+	j.pending--
+	finish := e.failLocked(j, partitionErr(p, err))
+	e.mu.Unlock()
+	if finish {
+		e.finishJob(j, false)
+	}
+}
+
+// releaseTask calls task.Release, if task is not nil, logging a panic instead of propagating it.
+func (e *Engine) releaseTask(p *part, task Task) {
+	if task == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic releasing task", "job", p.job.id, "partition", p.index, "panic", fmt.Sprint(r))
+		}
+	}()
+	task.Release()
+}

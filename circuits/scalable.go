@@ -79,19 +79,19 @@ func (c *Scalable) Synthesize(cs *synth.CS) error {
 				bv.SetOne()
 			}
 			bit = cs.Alloc(bv)
-			cs.Enforce("bit", synth.V(bit), synth.LC{}.Add(synth.One).Sub(bit), nil)
+			cs.Enforce("bit", synth.V(bit), synth.NewLC().Add(synth.One).Sub(bit), nil)
 			continue
 		}
 		x := synth.One
 		if c.Inputs > 0 {
 			x = inputs[(k/2)%c.Inputs]
 		}
-		l := cs.Eval(synth.LC{}.Add(prev1).Add(bit))
-		r := cs.Eval(synth.LC{}.Add(prev2).Add(x))
+		l := cs.Eval(synth.NewLC().Add(prev1).Add(bit))
+		r := cs.Eval(synth.NewLC().Add(prev2).Add(x))
 		var v fr.Element
 		v.Mul(&l, &r)
 		vv := cs.Alloc(v)
-		cs.Enforce("chain", synth.LC{}.Add(prev1).Add(bit), synth.LC{}.Add(prev2).Add(x), synth.V(vv))
+		cs.Enforce("chain", synth.NewLC().Add(prev1).Add(bit), synth.NewLC().Add(prev2).Add(x), synth.V(vv))
 		prev2, prev1 = prev1, vv
 	}
 	return nil

@@ -32,7 +32,17 @@ type Term struct {
 
 // LC is a linear combination Σ coeff_i·var_i. The zero value is the empty combination (0).
 // Repeated variables are allowed; Compile adds their coefficients.
+//
+// Start combinations with NewLC, V or Const: they reserve room for lcInline terms, so that a
+// combination built and passed to CS.Enforce in one function stays on the stack and costs no
+// heap allocation (a literal LC{} grows on the heap at its first Add).
 type LC []Term
+
+// lcInline is the capacity NewLC, V and Const reserve.
+const lcInline = 8
+
+// NewLC returns an empty combination with room for a few terms.
+func NewLC() LC { return make(LC, 0, lcInline) }
 
 var (
 	frOne    = fr.One()
@@ -69,7 +79,7 @@ func (lc LC) Scale(c fr.Element) LC {
 }
 
 // Const returns the combination c·One.
-func Const(c fr.Element) LC { return LC{{Coeff: c, Var: One}} }
+func Const(c fr.Element) LC { return NewLC().AddTerm(c, One) }
 
 // V returns the combination 1·v.
-func V(v Variable) LC { return LC{{Coeff: frOne, Var: v}} }
+func V(v Variable) LC { return NewLC().Add(v) }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -302,14 +303,15 @@ func TestEngineOptions(t *testing.T) {
 	require.ErrorIs(t, err, ErrParamsMismatch)
 }
 
-// runSimJobs proves jobs×parts partitions on one simulated device and returns the recorded
-// timeline and the device.
+// runSimJobs proves jobs×parts partitions on one simulated device with the given number of
+// workers and returns the recorded timeline.
 func runSimJobs(t *testing.T, dev *simDevice, workers, jobs, parts int) []timeline.Event {
 	t.Helper()
 	var rec timeline.Recorder
-	e := newTestEngine(t, WithDevices(dev), WithWorkersPerDevice(workers), WithSynthesisConcurrency(1),
+	e, err := NewEngine(WithDevices(dev), WithWorkersPerDevice(workers), WithSynthesisConcurrency(1),
 		WithTimeline(&rec))
-	ctx := testCtx(t)
+	require.NoError(t, err)
+	ctx := context.Background()
 	var hs []*Handle
 	for k := range jobs {
 		h, err := e.Submit(ctx, simJob(t, k+1, parts, 0))
@@ -323,45 +325,92 @@ func runSimJobs(t *testing.T, dev *simDevice, workers, jobs, parts int) []timeli
 		require.Len(t, res.Partitions, parts)
 		require.GreaterOrEqual(t, res.Stats.Device, time.Duration(parts)*dev.run)
 	}
+	require.NoError(t, e.Close(ctx))
 	require.Equal(t, int32(1), dev.maxActive.Load(), "device work overlapped")
 	require.Equal(t, int64(jobs*parts), dev.runs.Load())
 	return rec.Events()
 }
 
+// Nominal phase durations of the utilization tests: one worker should keep the device busy
+// run/(prepare+run+finalize) = 2/3 of the time, two workers all of it since
+// prepare+finalize ≤ run.
+const (
+	utilPrepare  = 10 * time.Millisecond
+	utilRun      = 40 * time.Millisecond
+	utilFinalize = 10 * time.Millisecond
+)
+
+// TestEngineUtilization runs 2 jobs × 10 partitions on a simulated device in a synctest bubble,
+// whose fake clock advances only when every goroutine is blocked: the CPU work of the engine
+// takes no time, the device phases exactly their durations, so the figures are exact.
 func TestEngineUtilization(t *testing.T) {
-	const prepare, run, finalize = 10 * time.Millisecond, 40 * time.Millisecond, 10 * time.Millisecond
 	t.Run("one worker", func(t *testing.T) {
-		dev := newSimDevice(prepare, run, finalize)
-		events := runSimJobs(t, dev, 1, 2, 10)
-		rep := timeline.Analyze(events)
-		require.Zero(t, rep.Unmatched)
-		ds, ok := rep.Device(0)
-		require.True(t, ok)
-		require.Equal(t, 20, ds.Regions)
-		require.Zero(t, ds.Overlaps)
-		want := float64(run) / float64(prepare+run+finalize)
-		t.Logf("1 worker: utilization %.3f, steady %.3f (ideal %.3f), %d gaps, mean gap %v",
-			ds.Utilization, ds.SteadyUtilization, want, ds.Gaps, ds.GapTotal/time.Duration(max(ds.Gaps, 1)))
-		require.InDelta(t, want, ds.SteadyUtilization, 0.1)
-		// Every gap holds the next partition's preparation and the previous one's finalization.
-		require.Equal(t, 19, ds.Gaps)
-		require.Equal(t, ds.Gaps, ds.CauseCount[timeline.GapPreparation])
-		for _, g := range ds.TopGaps {
-			require.GreaterOrEqual(t, g.Duration(), prepare+finalize)
-		}
-		require.Less(t, ds.GapTotal/time.Duration(ds.Gaps), prepare+finalize+15*time.Millisecond)
+		synctest.Test(t, func(t *testing.T) {
+			dev := newSimDevice(utilPrepare, utilRun, utilFinalize)
+			rep := timeline.Analyze(runSimJobs(t, dev, 1, 2, 10))
+			require.Zero(t, rep.Unmatched)
+			ds, ok := rep.Device(0)
+			require.True(t, ok)
+			require.Equal(t, 20, ds.Regions)
+			require.Zero(t, ds.Overlaps)
+			t.Logf("1 worker: utilization %.3f, steady %.3f (ideal %.3f), %d gaps, total gap %v",
+				ds.Utilization, ds.SteadyUtilization, 2.0/3, ds.Gaps, ds.GapTotal)
+			// Each gap is exactly the next partition's preparation plus the previous one's
+			// finalization, caused by preparation.
+			require.Equal(t, 20*utilRun, ds.Busy)
+			require.Equal(t, 19, ds.Gaps)
+			require.Equal(t, 19*(utilPrepare+utilFinalize), ds.GapTotal)
+			require.Equal(t, ds.Gaps, ds.CauseCount[timeline.GapPreparation])
+			for _, g := range ds.TopGaps {
+				require.Equal(t, utilPrepare+utilFinalize, g.Duration())
+			}
+			require.InDelta(t, 2.0/3, ds.SteadyUtilization, 0.02)
+		})
 	})
 	t.Run("two workers", func(t *testing.T) {
-		dev := newSimDevice(prepare, run, finalize)
-		events := runSimJobs(t, dev, 2, 2, 10)
-		rep := timeline.Analyze(events)
-		require.Zero(t, rep.Unmatched)
-		ds, ok := rep.Device(0)
-		require.True(t, ok)
-		require.Equal(t, 20, ds.Regions)
+		synctest.Test(t, func(t *testing.T) {
+			dev := newSimDevice(utilPrepare, utilRun, utilFinalize)
+			rep := timeline.Analyze(runSimJobs(t, dev, 2, 2, 10))
+			require.Zero(t, rep.Unmatched)
+			ds, ok := rep.Device(0)
+			require.True(t, ok)
+			require.Equal(t, 20, ds.Regions)
+			require.Zero(t, ds.Overlaps)
+			t.Logf("2 workers: utilization %.3f, steady %.3f, %d gaps, total gap %v",
+				ds.Utilization, ds.SteadyUtilization, ds.Gaps, ds.GapTotal)
+			require.GreaterOrEqual(t, ds.SteadyUtilization, 0.95)
+			// With the CPU phases hidden under the other worker's device work, the device
+			// never waits: the lock passes from one worker to the next at once.
+			require.Zero(t, ds.GapTotal)
+			require.Equal(t, 20*utilRun, ds.Span)
+		})
+	})
+}
+
+// TestEngineUtilizationRealTime is TestEngineUtilization with real sleeps and real scheduling,
+// so its bounds are loose; it is skipped in -short mode, as it depends on the machine's load.
+func TestEngineUtilizationRealTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing-dependent; run without -short")
+	}
+	t.Run("one worker", func(t *testing.T) {
+		dev := newSimDevice(utilPrepare, utilRun, utilFinalize)
+		rep := timeline.Analyze(runSimJobs(t, dev, 1, 2, 10))
+		ds, _ := rep.Device(0)
 		require.Zero(t, ds.Overlaps)
-		t.Logf("2 workers: utilization %.3f, steady %.3f, %d gaps, total gap %v",
-			ds.Utilization, ds.SteadyUtilization, ds.Gaps, ds.GapTotal)
+		t.Logf("1 worker: utilization %.3f, steady %.3f, mean gap %v",
+			ds.Utilization, ds.SteadyUtilization, ds.GapTotal/time.Duration(max(ds.Gaps, 1)))
+		require.InDelta(t, 2.0/3, ds.SteadyUtilization, 0.1)
+		for _, g := range ds.TopGaps {
+			require.GreaterOrEqual(t, g.Duration(), utilPrepare+utilFinalize)
+		}
+	})
+	t.Run("two workers", func(t *testing.T) {
+		dev := newSimDevice(utilPrepare, utilRun, utilFinalize)
+		rep := timeline.Analyze(runSimJobs(t, dev, 2, 2, 10))
+		ds, _ := rep.Device(0)
+		require.Zero(t, ds.Overlaps)
+		t.Logf("2 workers: utilization %.3f, steady %.3f, total gap %v", ds.Utilization, ds.SteadyUtilization, ds.GapTotal)
 		require.GreaterOrEqual(t, ds.SteadyUtilization, 0.95)
 	})
 }
@@ -578,27 +627,33 @@ func TestEngineMemoryBudget(t *testing.T) {
 	shape, _ := simSetup(t)
 	est, eval := EstimatePartitionBytes(shape)
 	t.Run("never exceeded", func(t *testing.T) {
-		budget := 3*est + est/2
-		dev := newSimDevice(time.Millisecond, 3*time.Millisecond, time.Millisecond)
-		e := newTestEngine(t, WithDevices(dev), WithMemoryBudget(budget), WithSynthesisConcurrency(2),
-			WithQueueDepth(2))
-		ctx := testCtx(t)
-		var hs []*Handle
-		for k := range 3 {
-			h, err := e.Submit(ctx, simJob(t, k+1, 8, 0))
+		// In a synctest bubble (fake clock), so that the pipeline fills the same way on any
+		// machine: 3 jobs × 8 partitions, a budget of 3.5 partitions.
+		synctest.Test(t, func(t *testing.T) {
+			budget := 3*est + est/2
+			dev := newSimDevice(time.Millisecond, 3*time.Millisecond, time.Millisecond)
+			e, err := NewEngine(WithDevices(dev), WithMemoryBudget(budget), WithSynthesisConcurrency(2),
+				WithQueueDepth(2))
 			require.NoError(t, err)
-			hs = append(hs, h)
-		}
-		for _, h := range hs {
-			_, err := h.Wait(ctx)
-			require.NoError(t, err)
-		}
-		st := e.Stats()
-		t.Logf("budget %d, estimate %d, peak reserved %d, peak queued %d", budget, est, st.PeakReserved, st.PeakQueuedDevice)
-		require.LessOrEqual(t, st.PeakReserved, budget)
-		require.GreaterOrEqual(t, st.PeakReserved, 2*est, "the budget is used")
-		require.LessOrEqual(t, st.PeakQueuedDevice, 2)
-		require.Zero(t, st.Reserved)
+			ctx := context.Background()
+			var hs []*Handle
+			for k := range 3 {
+				h, err := e.Submit(ctx, simJob(t, k+1, 8, 0))
+				require.NoError(t, err)
+				hs = append(hs, h)
+			}
+			for _, h := range hs {
+				_, err := h.Wait(ctx)
+				require.NoError(t, err)
+			}
+			st := e.Stats()
+			require.NoError(t, e.Close(ctx))
+			t.Logf("budget %d, estimate %d, peak reserved %d, peak queued %d", budget, est, st.PeakReserved, st.PeakQueuedDevice)
+			require.LessOrEqual(t, st.PeakReserved, budget)
+			require.Greater(t, st.PeakReserved, 3*est-eval, "the budget is used")
+			require.LessOrEqual(t, st.PeakQueuedDevice, 2)
+			require.Zero(t, st.Reserved)
+		})
 	})
 	t.Run("staged release", func(t *testing.T) {
 		// One partition at a time: at FINALIZE_START only the non-evaluation share is reserved,

@@ -36,6 +36,16 @@ import (
 // partitions are dropped before synthesis or device work and other jobs go on. Cancelling the
 // context given to Submit does the same.
 //
+// With WithTimeline, every partition emits SYNTH_START, SYNTH_END, CHAN_SEND (queued for a
+// device), then on its device worker GPU_PICKUP, LOCK_WAIT (preparation done), GPU_START,
+// GPU_END, FINALIZE_START, FINALIZE_END, and every job one JOB_DONE (Detail "ok" or
+// "error: …"). Offsets are monotonic time since the engine's Clock epoch. GPU_START is emitted
+// right after the device's lock is acquired and GPU_END right after Task.Run returns, before the
+// lock is released: they bracket the kernel-lock region, device work only. A partition that
+// fails or is dropped may leave its last stage open (a CHAN_SEND without GPU_PICKUP when it is
+// dropped from the device queue, a LOCK_WAIT without GPU_START when its lock wait is
+// abandoned); an end event of a failed stage carries "error: …" in its Detail.
+//
 // All methods are safe for concurrent use.
 type Engine struct {
 	cfg   engineConfig

@@ -1,0 +1,119 @@
+/*
+ * cuzk.h — C ABI of libcuzk.so: BLS12-381 NTT over Fr and MSM on G1/G2 on
+ * CUDA devices.
+ *
+ * Conventions
+ *  - Every function except cuzk_abi_version and cuzk_error_free returns a
+ *    cuzk_error_t by value; code 0 means success. A non-NULL msg is a
+ *    malloc'd NUL-terminated string that the caller releases with
+ *    cuzk_error_free. No C++ exception crosses this boundary.
+ *  - Scalars are gnark-crypto v0.22.0 fr.Element values: 4 little-endian
+ *    uint64 limbs, Montgomery form with R = 2^256 mod r (32 bytes each).
+ *  - G1 affine points are gnark G1Affine {X, Y fp.Element} (96 bytes,
+ *    fp.Element = 6 little-endian uint64, Montgomery R = 2^384 mod p);
+ *    G2 affine points are G2Affine {X, Y E2}, E2 = {A0, A1} (192 bytes).
+ *    The point at infinity is X = Y = 0.
+ *  - MSM results are written in gnark's Jacobian layout {X, Y, Z}
+ *    (x = X/Z², y = Y/Z³; infinity has Z = 0): 144 bytes for G1, 288 for G2.
+ *  - Host pointers are only read or written during the call; the library
+ *    keeps none of them after it returns.
+ *  - Every call selects its device itself; calls on different buffers may
+ *    run concurrently from several threads (each call uses its own stream).
+ */
+#ifndef CUZK_H
+#define CUZK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CUZK_API __attribute__((visibility("default")))
+#else
+#define CUZK_API
+#endif
+
+#define CUZK_ABI_VERSION 1
+
+/* Error codes. */
+enum {
+  CUZK_OK = 0,
+  CUZK_ERR_INVALID = 1,   /* bad argument (size, index, NULL) */
+  CUZK_ERR_NO_DEVICE = 2, /* no CUDA device or driver */
+  CUZK_ERR_CUDA = 3,      /* a CUDA runtime call failed */
+  CUZK_ERR_OOM = 4,       /* device or host allocation failed */
+  CUZK_ERR_INTERNAL = 5   /* anything else (a C++ exception) */
+};
+
+typedef struct {
+  int code;
+  char *msg;
+} cuzk_error_t;
+
+typedef struct {
+  char name[256];
+  uint64_t total_mem;   /* bytes of device memory */
+  uint64_t free_mem;    /* bytes free at the time of the call */
+  uint64_t l2_bytes;    /* L2 cache size */
+  int32_t major, minor; /* compute capability */
+  int32_t sm_count;     /* multiprocessors */
+  int32_t clock_khz;    /* SM clock */
+  int32_t mem_clock_khz;
+  int32_t mem_bus_bits;
+} cuzk_device_props_t;
+
+/* NTT options. The transform is A_k = Σ_j a_j·ω^(jk) with ω = gnark's
+ * fft.Generator(n); inverse uses ω⁻¹ and scales by n⁻¹. coset multiplies
+ * a_j by shift^j before a forward transform and the output of an inverse
+ * transform by shift^(−j); shift all-zero means gnark's default 7.
+ * in_bitrev/out_bitrev select bit-reversed index order of input/output:
+ * (0,1) is gnark's DIF, (1,0) gnark's DIT. */
+typedef struct {
+  int32_t inverse;
+  int32_t coset;
+  int32_t in_bitrev;
+  int32_t out_bitrev;
+  uint64_t shift[4]; /* fr.Element, Montgomery form */
+} cuzk_ntt_cfg_t;
+
+typedef struct cuzk_fr_buf cuzk_fr_buf_t; /* device array of Fr elements */
+typedef struct cuzk_bases cuzk_bases_t;   /* resident G1 or G2 bases */
+
+CUZK_API int cuzk_abi_version(void);
+CUZK_API void cuzk_error_free(char *msg);
+
+CUZK_API cuzk_error_t cuzk_device_count(int32_t *out);
+CUZK_API cuzk_error_t cuzk_device_props(int32_t dev, cuzk_device_props_t *out);
+
+/* Device scalar buffers of n elements. */
+CUZK_API cuzk_error_t cuzk_fr_alloc(int32_t dev, uint64_t n, cuzk_fr_buf_t **out);
+CUZK_API cuzk_error_t cuzk_fr_free(cuzk_fr_buf_t *buf);
+CUZK_API cuzk_error_t cuzk_fr_upload(cuzk_fr_buf_t *buf, uint64_t off, const void *src, uint64_t n);
+CUZK_API cuzk_error_t cuzk_fr_download(cuzk_fr_buf_t *buf, uint64_t off, void *dst, uint64_t n);
+
+/* NTT of size 2^log_n (1 ≤ log_n ≤ 28) in place on buf[off : off+2^log_n]. */
+CUZK_API cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t *buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t *cfg);
+/* NTT of size 2^log_n in place on host memory (copied in and out). */
+CUZK_API cuzk_error_t cuzk_ntt_host(int32_t dev, void *data, uint32_t log_n, const cuzk_ntt_cfg_t *cfg);
+
+/* Resident bases: upload n affine points (group 1 or 2). */
+CUZK_API cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void *points, uint64_t n, cuzk_bases_t **out);
+CUZK_API cuzk_error_t cuzk_bases_free(cuzk_bases_t *b);
+
+/* MSM Σ scalars[i]·bases[i] for i < n (n ≤ number of bases), result in
+ * Jacobian form to out (144 or 288 bytes). */
+CUZK_API cuzk_error_t cuzk_msm_host(cuzk_bases_t *b, const void *scalars, uint64_t n, void *out);
+CUZK_API cuzk_error_t cuzk_msm_device(cuzk_bases_t *b, cuzk_fr_buf_t *scalars, uint64_t off, uint64_t n, void *out);
+
+/* Test entry point: out[i] = a[i] op b[i] on the device for field
+ * 0 = Fr, 1 = Fp, 2 = Fp2 and op 0 = mul, 1 = add, 2 = sub, 3 = sqr(a),
+ * 4 = neg(a), 5 = inverse(a). */
+CUZK_API cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void *a, const void *b, void *out, uint64_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_H */

@@ -1,0 +1,308 @@
+// Exported C ABI of libcuzk.so (see include/cuzk.h). Every entry point
+// catches all exceptions and returns them as cuzk_error_t.
+#include <cstdlib>
+
+#include "common.cuh"
+
+namespace cuzk {
+
+static std::mutex g_ctx_mu;
+static std::unique_ptr<device_ctx> g_ctx[64];
+
+void set_device(int dev) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) throw_cuda(e, "cudaGetDeviceCount", __FILE__, __LINE__);
+  if (dev < 0 || dev >= count || dev >= 64)
+    throw error(CUZK_ERR_INVALID, "device index " + std::to_string(dev) + " out of range [0, " +
+                                      std::to_string(count) + ")");
+  CUZK_CUDA(cudaSetDevice(dev));
+}
+
+device_ctx& ctx_for(int dev) {
+  std::lock_guard<std::mutex> g(g_ctx_mu);
+  if (!g_ctx[dev]) {
+    g_ctx[dev].reset(new device_ctx());
+    g_ctx[dev]->dev = dev;
+    // keep freed stream-ordered allocations cached for reuse
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+      uint64_t thr = UINT64_MAX;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+    }
+  }
+  return *g_ctx[dev];
+}
+
+static char* dup(const char* s) {
+  size_t n = strlen(s);
+  char* p = (char*)malloc(n + 1);
+  if (p) memcpy(p, s, n + 1);
+  return p;
+}
+
+template <class Fn>
+static cuzk_error_t guard(const char* op, Fn&& fn) {
+  try {
+    fn();
+    return cuzk_error_t{CUZK_OK, nullptr};
+  } catch (const error& e) {
+    std::string m = std::string(op) + ": " + e.what();
+    return cuzk_error_t{e.code, dup(m.c_str())};
+  } catch (const std::bad_alloc&) {
+    std::string m = std::string(op) + ": host allocation failed";
+    return cuzk_error_t{CUZK_ERR_OOM, dup(m.c_str())};
+  } catch (const std::exception& e) {
+    std::string m = std::string(op) + ": " + e.what();
+    return cuzk_error_t{CUZK_ERR_INTERNAL, dup(m.c_str())};
+  } catch (...) {
+    std::string m = std::string(op) + ": unknown exception";
+    return cuzk_error_t{CUZK_ERR_INTERNAL, dup(m.c_str())};
+  }
+}
+
+// ---- debug field kernel ----------------------------------------------------
+template <class F>
+__device__ F field_op(int op, const F& a, const F& b) {
+  switch (op) {
+    case 0: return a * b;
+    case 1: return a + b;
+    case 2: return a - b;
+    case 3: return a.sqr();
+    case 4: return a.neg();
+    default: return a;
+  }
+}
+template <class F>
+__global__ void debug_field_kernel(int op, const F* a, const F* b, F* out, uint64_t n) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = field_op<F>(op, a[i], b[i]);
+}
+__global__ void debug_inv_fr(const fr_t* a, fr_t* out, uint64_t n) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i].inverse();
+}
+__global__ void debug_inv_fp(const fp_t* a, fp_t* out, uint64_t n) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i].inverse();
+}
+
+template <class F>
+static void debug_field_run(int op, const void* a, const void* b, void* out, uint64_t n, cudaStream_t s) {
+  dbuf_t<F> da(n, s), db(n, s), dout(n, s);
+  CUZK_CUDA(cudaMemcpyAsync(da.p, a, n * sizeof(F), cudaMemcpyHostToDevice, s));
+  CUZK_CUDA(cudaMemcpyAsync(db.p, b, n * sizeof(F), cudaMemcpyHostToDevice, s));
+  unsigned bs = 128, g = (unsigned)((n + bs - 1) / bs);
+  if (op == 5) {
+    if constexpr (std::is_same<F, fr_t>::value) debug_inv_fr<<<g, bs, 0, s>>>(da, dout, n);
+    else if constexpr (std::is_same<F, fp_t>::value) debug_inv_fp<<<g, bs, 0, s>>>(da, dout, n);
+    else throw error(CUZK_ERR_INVALID, "inverse not available for Fp2");
+  } else {
+    debug_field_kernel<F><<<g, bs, 0, s>>>(op, da, db, dout, n);
+  }
+  CUZK_LAUNCHED();
+  CUZK_CUDA(cudaMemcpyAsync(out, dout.p, n * sizeof(F), cudaMemcpyDeviceToHost, s));
+  CUZK_CUDA(cudaStreamSynchronize(s));
+}
+
+}  // namespace cuzk
+
+using namespace cuzk;
+
+extern "C" {
+
+int cuzk_abi_version(void) { return CUZK_ABI_VERSION; }
+
+void cuzk_error_free(char* msg) { free(msg); }
+
+cuzk_error_t cuzk_device_count(int32_t* out) {
+  return guard("device count", [&] {
+    require(out != nullptr, "out is NULL");
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
+      cudaGetLastError();
+      *out = 0;
+      return;
+    }
+    if (e != cudaSuccess) throw_cuda(e, "cudaGetDeviceCount", __FILE__, __LINE__);
+    *out = n;
+  });
+}
+
+cuzk_error_t cuzk_device_props(int32_t dev, cuzk_device_props_t* out) {
+  return guard("device properties", [&] {
+    require(out != nullptr, "out is NULL");
+    set_device(dev);
+    cudaDeviceProp p;
+    CUZK_CUDA(cudaGetDeviceProperties(&p, dev));
+    memset(out, 0, sizeof *out);
+    strncpy(out->name, p.name, sizeof(out->name) - 1);
+    size_t fr = 0, tot = 0;
+    CUZK_CUDA(cudaMemGetInfo(&fr, &tot));
+    out->total_mem = tot;
+    out->free_mem = fr;
+    out->l2_bytes = p.l2CacheSize;
+    out->major = p.major;
+    out->minor = p.minor;
+    out->sm_count = p.multiProcessorCount;
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, dev) == cudaSuccess) out->clock_khz = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, dev) == cudaSuccess) out->mem_clock_khz = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess) out->mem_bus_bits = v;
+  });
+}
+
+cuzk_error_t cuzk_fr_alloc(int32_t dev, uint64_t n, cuzk_fr_buf_t** out) {
+  return guard("alloc scalars", [&] {
+    require(out != nullptr, "out is NULL");
+    require(n > 0, "n must be positive");
+    set_device(dev);
+    void* p = nullptr;
+    CUZK_CUDA(cudaMalloc(&p, n * sizeof(fr_t)));
+    *out = new cuzk_fr_buf{dev, n, (fr_t*)p};
+  });
+}
+
+cuzk_error_t cuzk_fr_free(cuzk_fr_buf_t* buf) {
+  return guard("free scalars", [&] {
+    if (!buf) return;
+    set_device(buf->dev);
+    cudaError_t e = cudaFree(buf->p);
+    delete buf;
+    if (e != cudaSuccess) throw_cuda(e, "cudaFree", __FILE__, __LINE__);
+  });
+}
+
+static void check_range(const cuzk_fr_buf_t* b, uint64_t off, uint64_t n) {
+  require(b != nullptr, "buffer is NULL");
+  require(off <= b->n && n <= b->n - off,
+          "range [" + std::to_string(off) + ", " + std::to_string(off + n) + ") exceeds buffer of " +
+              std::to_string(b->n) + " elements");
+}
+
+cuzk_error_t cuzk_fr_upload(cuzk_fr_buf_t* buf, uint64_t off, const void* src, uint64_t n) {
+  return guard("upload scalars", [&] {
+    check_range(buf, off, n);
+    require(src != nullptr || n == 0, "src is NULL");
+    set_device(buf->dev);
+    stream_t s;
+    CUZK_CUDA(cudaMemcpyAsync(buf->p + off, src, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+    s.sync();
+  });
+}
+
+cuzk_error_t cuzk_fr_download(cuzk_fr_buf_t* buf, uint64_t off, void* dst, uint64_t n) {
+  return guard("download scalars", [&] {
+    check_range(buf, off, n);
+    require(dst != nullptr || n == 0, "dst is NULL");
+    set_device(buf->dev);
+    stream_t s;
+    CUZK_CUDA(cudaMemcpyAsync(dst, buf->p + off, n * sizeof(fr_t), cudaMemcpyDeviceToHost, s));
+    s.sync();
+  });
+}
+
+cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t* buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t* cfg) {
+  return guard("ntt", [&] {
+    require(cfg != nullptr, "cfg is NULL");
+    require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
+    check_range(buf, off, 1ull << log_n);
+    set_device(buf->dev);
+    stream_t s;
+    ntt_run(buf->dev, buf->p + off, log_n, *cfg, s);
+    s.sync();
+  });
+}
+
+cuzk_error_t cuzk_ntt_host(int32_t dev, void* data, uint32_t log_n, const cuzk_ntt_cfg_t* cfg) {
+  return guard("ntt", [&] {
+    require(cfg != nullptr, "cfg is NULL");
+    require(data != nullptr, "data is NULL");
+    require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
+    set_device(dev);
+    stream_t s;
+    uint64_t n = 1ull << log_n;
+    dbuf_t<fr_t> d(n, s);
+    CUZK_CUDA(cudaMemcpyAsync(d.p, data, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+    ntt_run(dev, d.p, log_n, *cfg, s);
+    CUZK_CUDA(cudaMemcpyAsync(data, d.p, n * sizeof(fr_t), cudaMemcpyDeviceToHost, s));
+    s.sync();
+  });
+}
+
+cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void* points, uint64_t n, cuzk_bases_t** out) {
+  return guard("upload bases", [&] {
+    require(out != nullptr, "out is NULL");
+    require(group == 1 || group == 2, "group must be 1 or 2, got " + std::to_string(group));
+    require(n > 0 && n <= (1ull << 31) - 1, "number of bases must be in [1, 2^31), got " + std::to_string(n));
+    require(points != nullptr, "points is NULL");
+    set_device(dev);
+    size_t sz = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
+    void* p = nullptr;
+    CUZK_CUDA(cudaMalloc(&p, n * sz));
+    stream_t s;
+    cudaError_t e = cudaMemcpyAsync(p, points, n * sz, cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+      cudaFree(p);
+      throw_cuda(e, "cudaMemcpyAsync", __FILE__, __LINE__);
+    }
+    *out = new cuzk_bases{dev, group, n, p};
+  });
+}
+
+cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {
+  return guard("free bases", [&] {
+    if (!b) return;
+    set_device(b->dev);
+    cudaError_t e = cudaFree(b->p);
+    delete b;
+    if (e != cudaSuccess) throw_cuda(e, "cudaFree", __FILE__, __LINE__);
+  });
+}
+
+cuzk_error_t cuzk_msm_host(cuzk_bases_t* b, const void* scalars, uint64_t n, void* out) {
+  return guard("msm", [&] {
+    require(b != nullptr && out != nullptr, "bases or out is NULL");
+    require(n >= 1 && n <= b->n, "n = " + std::to_string(n) + " must be in [1, " + std::to_string(b->n) + "]");
+    require(scalars != nullptr, "scalars is NULL");
+    set_device(b->dev);
+    stream_t s;
+    dbuf_t<fr_t> d(n, s);
+    CUZK_CUDA(cudaMemcpyAsync(d.p, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+    msm_run(b, d.p, n, out, s);
+  });
+}
+
+cuzk_error_t cuzk_msm_device(cuzk_bases_t* b, cuzk_fr_buf_t* sc, uint64_t off, uint64_t n, void* out) {
+  return guard("msm", [&] {
+    require(b != nullptr && out != nullptr, "bases or out is NULL");
+    require(n >= 1 && n <= b->n, "n = " + std::to_string(n) + " must be in [1, " + std::to_string(b->n) + "]");
+    check_range(sc, off, n);
+    require(sc->dev == b->dev, "scalars and bases live on different devices");
+    set_device(b->dev);
+    stream_t s;
+    msm_run(b, sc->p + off, n, out, s);
+  });
+}
+
+cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void* a, const void* b, void* out,
+                              uint64_t n) {
+  return guard("debug field", [&] {
+    require(a && b && out, "NULL argument");
+    require(op >= 0 && op <= 5, "op must be in [0, 5]");
+    set_device(dev);
+    stream_t s;
+    if (n == 0) return;
+    switch (field) {
+      case 0: debug_field_run<fr_t>(op, a, b, out, n, s); break;
+      case 1: debug_field_run<fp_t>(op, a, b, out, n, s); break;
+      case 2: debug_field_run<fp2_t>(op, a, b, out, n, s); break;
+      default: throw error(CUZK_ERR_INVALID, "field must be 0 (Fr), 1 (Fp) or 2 (Fp2)");
+    }
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,262 @@
+// Montgomery arithmetic over the BLS12-381 scalar field Fr (255 bits) and
+// base field Fp (381 bits), and the quadratic extension Fp2 = Fp[u]/(u²+1).
+//
+// Elements are little-endian arrays of 32-bit limbs in Montgomery form with
+// R = 2^(32·N); the byte layout equals gnark-crypto v0.22.0's fr.Element
+// ([4]uint64, R = 2^256) and fp.Element ([6]uint64, R = 2^384), so arrays of
+// gnark elements are used on the device without conversion.
+//
+// Constants: moduli and Montgomery forms of 1, the 2^32-th root of unity and
+// 7 were printed from gnark-crypto v0.22.0 (fr.Modulus, fp.Modulus,
+// Element.SetOne, fr/generator.go rootOfUnity, fft.GeneratorFullMultiplicativeGroup).
+#pragma once
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define CUZK_HD __host__ __device__ __forceinline__
+#else
+#define CUZK_HD inline
+#endif
+
+namespace cuzk {
+
+struct fr_params {
+  static constexpr int N = 8;
+  static CUZK_HD constexpr uint32_t mod(int i) {
+    constexpr uint32_t m[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
+                               0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
+    return m[i];
+  }
+  static CUZK_HD constexpr uint32_t one(int i) {
+    constexpr uint32_t m[8] = {0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa,
+                               0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
+    return m[i];
+  }
+};
+
+struct fp_params {
+  static constexpr int N = 12;
+  static CUZK_HD constexpr uint32_t mod(int i) {
+    constexpr uint32_t m[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
+                                0xf6b0f624, 0x6730d2a0, 0xf38512bf, 0x64774b84,
+                                0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea};
+    return m[i];
+  }
+  static CUZK_HD constexpr uint32_t one(int i) {
+    constexpr uint32_t m[12] = {0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b,
+                                0x53c758ba, 0x5f489857, 0x70525745, 0x77ce5853,
+                                0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};
+    return m[i];
+  }
+};
+
+// neg_inv32 returns -m⁻¹ mod 2^32 for odd m (Newton iteration).
+CUZK_HD constexpr uint32_t neg_inv32(uint32_t m) {
+  uint32_t x = 1;
+  for (int i = 0; i < 5; i++) x *= 2u - m * x;
+  return 0u - x;
+}
+
+// mont_t is an element of the prime field described by P, in Montgomery form.
+template <class P>
+struct mont_t {
+  static constexpr int N = P::N;
+  static constexpr uint32_t M0 = neg_inv32(P::mod(0));
+  uint32_t l[N];
+
+  static CUZK_HD mont_t zero() {
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.l[i] = 0;
+    return r;
+  }
+  static CUZK_HD mont_t one() {
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.l[i] = P::one(i);
+    return r;
+  }
+  // raw_one is the integer 1 (not Montgomery); x·raw_one = x/R converts out of Montgomery form.
+  static CUZK_HD mont_t raw_one() {
+    mont_t r = zero();
+    r.l[0] = 1;
+    return r;
+  }
+  CUZK_HD bool is_zero() const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) acc |= l[i];
+    return acc == 0;
+  }
+  CUZK_HD bool operator==(const mont_t& b) const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) acc |= l[i] ^ b.l[i];
+    return acc == 0;
+  }
+  CUZK_HD bool operator!=(const mont_t& b) const { return !(*this == b); }
+
+  // reduce_once sets x = x − p when x ≥ p (x < 2p on entry).
+  static CUZK_HD void reduce_once(uint32_t* x) {
+    uint32_t s[N];
+    uint64_t br = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)x[i] - P::mod(i) - br;
+      s[i] = (uint32_t)d;
+      br = (d >> 32) & 1;
+    }
+    if (!br) {
+#pragma unroll
+      for (int i = 0; i < N; i++) x[i] = s[i];
+    }
+  }
+
+  friend CUZK_HD mont_t operator+(const mont_t& a, const mont_t& b) {
+    mont_t r;
+    uint64_t c = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      c = (uint64_t)a.l[i] + b.l[i] + (c >> 32);
+      r.l[i] = (uint32_t)c;
+    }
+    reduce_once(r.l);  // p < 2^(32N-1): no carry out
+    return r;
+  }
+  friend CUZK_HD mont_t operator-(const mont_t& a, const mont_t& b) {
+    mont_t r;
+    uint64_t br = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)a.l[i] - b.l[i] - br;
+      r.l[i] = (uint32_t)d;
+      br = (d >> 32) & 1;
+    }
+    if (br) {
+      uint64_t c = 0;
+#pragma unroll
+      for (int i = 0; i < N; i++) {
+        c = (uint64_t)r.l[i] + P::mod(i) + (c >> 32);
+        r.l[i] = (uint32_t)c;
+      }
+    }
+    return r;
+  }
+  CUZK_HD mont_t neg() const {
+    if (is_zero()) return *this;
+    mont_t r;
+    uint64_t br = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)P::mod(i) - l[i] - br;
+      r.l[i] = (uint32_t)d;
+      br = (d >> 32) & 1;
+    }
+    return r;
+  }
+  CUZK_HD mont_t dbl() const { return *this + *this; }
+
+  // operator* is the Montgomery product a·b·R⁻¹ mod p (CIOS, 32-bit limbs).
+  // For Fp on the device it is an out-of-line call: inlining every 12-limb
+  // product into the point formulas makes code too large to compile or cache.
+  friend CUZK_HD mont_t operator*(const mont_t& a, const mont_t& b) {
+#if defined(__CUDA_ARCH__)
+    if (N > 8) return mul_outlined(a, b);
+#endif
+    return mul_inline(a, b);
+  }
+#if defined(__CUDACC__)
+  static __device__ __noinline__ mont_t mul_outlined(const mont_t& a, const mont_t& b) { return mul_inline(a, b); }
+#endif
+  static CUZK_HD mont_t mul_inline(const mont_t& a, const mont_t& b) {
+    uint32_t t[N + 1];
+#pragma unroll
+    for (int j = 0; j <= N; j++) t[j] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      uint64_t c = 0;
+      const uint32_t bi = b.l[i];
+#pragma unroll
+      for (int j = 0; j < N; j++) {
+        c = (uint64_t)a.l[j] * bi + t[j] + (c >> 32);
+        t[j] = (uint32_t)c;
+      }
+      uint64_t top = (uint64_t)t[N] + (c >> 32);
+      const uint32_t m = t[0] * M0;
+      c = (uint64_t)m * P::mod(0) + t[0];
+#pragma unroll
+      for (int j = 1; j < N; j++) {
+        c = (uint64_t)m * P::mod(j) + t[j] + (c >> 32);
+        t[j - 1] = (uint32_t)c;
+      }
+      top += c >> 32;
+      t[N - 1] = (uint32_t)top;
+      t[N] = (uint32_t)(top >> 32);
+    }
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.l[i] = t[i];
+    reduce_once(r.l);
+    return r;
+  }
+  CUZK_HD mont_t sqr() const { return *this * *this; }
+  CUZK_HD mont_t from_mont() const { return *this * raw_one(); }
+
+  // pow returns x^e for a little-endian exponent of nwords 32-bit words.
+  CUZK_HD mont_t pow(const uint32_t* e, int nwords) const {
+    mont_t r = one();
+    for (int i = nwords * 32 - 1; i >= 0; i--) {
+      r = r.sqr();
+      if ((e[i / 32] >> (i % 32)) & 1) r = r * *this;
+    }
+    return r;
+  }
+  CUZK_HD mont_t pow_u64(uint64_t e) const {
+    uint32_t w[2] = {(uint32_t)e, (uint32_t)(e >> 32)};
+    return pow(w, 2);
+  }
+  // inverse returns x^(p−2) (0 for 0).
+  CUZK_HD mont_t inverse() const {
+    uint32_t e[N];
+    uint64_t br = 2;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)P::mod(i) - br;
+      e[i] = (uint32_t)d;
+      br = (d >> 32) & 1;
+    }
+    return pow(e, N);
+  }
+};
+
+using fr_t = mont_t<fr_params>;
+using fp_t = mont_t<fp_params>;
+
+// fp2_t is c0 + c1·u with u² = −1; layout equals gnark's E2 {A0, A1}.
+struct fp2_t {
+  fp_t c0, c1;
+  static CUZK_HD fp2_t zero() { return {fp_t::zero(), fp_t::zero()}; }
+  static CUZK_HD fp2_t one() { return {fp_t::one(), fp_t::zero()}; }
+  CUZK_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  CUZK_HD bool operator==(const fp2_t& b) const { return c0 == b.c0 && c1 == b.c1; }
+  CUZK_HD bool operator!=(const fp2_t& b) const { return !(*this == b); }
+  friend CUZK_HD fp2_t operator+(const fp2_t& a, const fp2_t& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+  friend CUZK_HD fp2_t operator-(const fp2_t& a, const fp2_t& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  CUZK_HD fp2_t neg() const { return {c0.neg(), c1.neg()}; }
+  CUZK_HD fp2_t dbl() const { return {c0.dbl(), c1.dbl()}; }
+  // operator* uses Karatsuba: 3 Fp products.
+  friend CUZK_HD fp2_t operator*(const fp2_t& a, const fp2_t& b) {
+    fp_t v0 = a.c0 * b.c0;
+    fp_t v1 = a.c1 * b.c1;
+    fp_t s = (a.c0 + a.c1) * (b.c0 + b.c1);
+    return {v0 - v1, s - v0 - v1};
+  }
+  // sqr: (a0+a1)(a0−a1) + 2a0a1·u, 2 Fp products.
+  CUZK_HD fp2_t sqr() const {
+    fp_t p = (c0 + c1) * (c0 - c1);
+    fp_t q = c0 * c1;
+    return {p, q.dbl()};
+  }
+};
+
+}  // namespace cuzk

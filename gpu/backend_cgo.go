@@ -1,0 +1,257 @@
+//go:build cgo
+
+package gpu
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../csrc/include
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cuzk.h"
+
+// cuzk_table holds every entry point of libcuzk.so, resolved all at once.
+typedef struct {
+	void *handle;
+	int (*abi_version)(void);
+	void (*error_free)(char *);
+	cuzk_error_t (*device_count)(int32_t *);
+	cuzk_error_t (*device_props)(int32_t, cuzk_device_props_t *);
+	cuzk_error_t (*fr_alloc)(int32_t, uint64_t, cuzk_fr_buf_t **);
+	cuzk_error_t (*fr_free)(cuzk_fr_buf_t *);
+	cuzk_error_t (*fr_upload)(cuzk_fr_buf_t *, uint64_t, const void *, uint64_t);
+	cuzk_error_t (*fr_download)(cuzk_fr_buf_t *, uint64_t, void *, uint64_t);
+	cuzk_error_t (*ntt_device)(cuzk_fr_buf_t *, uint64_t, uint32_t, const cuzk_ntt_cfg_t *);
+	cuzk_error_t (*ntt_host)(int32_t, void *, uint32_t, const cuzk_ntt_cfg_t *);
+	cuzk_error_t (*bases_upload)(int32_t, int32_t, const void *, uint64_t, cuzk_bases_t **);
+	cuzk_error_t (*bases_free)(cuzk_bases_t *);
+	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
+	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
+	cuzk_error_t (*debug_field)(int32_t, int32_t, int32_t, const void *, const void *, void *, uint64_t);
+} cuzk_table;
+
+// cuzk_open loads path and resolves every symbol; on failure it returns NULL
+// and a malloc'd message in *err.
+static cuzk_table *cuzk_open(const char *path, char **err) {
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		*err = strdup(e ? e : "dlopen failed");
+		return NULL;
+	}
+	cuzk_table *t = (cuzk_table *)calloc(1, sizeof(cuzk_table));
+	t->handle = h;
+#define SYM(field, name)                                   \
+	do {                                                   \
+		*(void **)(&t->field) = dlsym(h, name);            \
+		if (!t->field) {                                   \
+			const char *e = dlerror();                     \
+			*err = strdup(e ? e : "dlsym failed: " name);  \
+			dlclose(h);                                    \
+			free(t);                                       \
+			return NULL;                                   \
+		}                                                  \
+	} while (0)
+	SYM(abi_version, "cuzk_abi_version");
+	SYM(error_free, "cuzk_error_free");
+	SYM(device_count, "cuzk_device_count");
+	SYM(device_props, "cuzk_device_props");
+	SYM(fr_alloc, "cuzk_fr_alloc");
+	SYM(fr_free, "cuzk_fr_free");
+	SYM(fr_upload, "cuzk_fr_upload");
+	SYM(fr_download, "cuzk_fr_download");
+	SYM(ntt_device, "cuzk_ntt_device");
+	SYM(ntt_host, "cuzk_ntt_host");
+	SYM(bases_upload, "cuzk_bases_upload");
+	SYM(bases_free, "cuzk_bases_free");
+	SYM(msm_host, "cuzk_msm_host");
+	SYM(msm_device, "cuzk_msm_device");
+	SYM(debug_field, "cuzk_debug_field");
+#undef SYM
+	return t;
+}
+
+static int t_abi_version(cuzk_table *t) { return t->abi_version(); }
+static void t_error_free(cuzk_table *t, char *m) { t->error_free(m); }
+static cuzk_error_t t_device_count(cuzk_table *t, int32_t *o) { return t->device_count(o); }
+static cuzk_error_t t_device_props(cuzk_table *t, int32_t d, cuzk_device_props_t *o) { return t->device_props(d, o); }
+static cuzk_error_t t_fr_alloc(cuzk_table *t, int32_t d, uint64_t n, uintptr_t *o) {
+	cuzk_fr_buf_t *b = NULL;
+	cuzk_error_t e = t->fr_alloc(d, n, &b);
+	*o = (uintptr_t)b;
+	return e;
+}
+static cuzk_error_t t_fr_free(cuzk_table *t, uintptr_t b) { return t->fr_free((cuzk_fr_buf_t *)b); }
+static cuzk_error_t t_fr_upload(cuzk_table *t, uintptr_t b, uint64_t off, const void *src, uint64_t n) {
+	return t->fr_upload((cuzk_fr_buf_t *)b, off, src, n);
+}
+static cuzk_error_t t_fr_download(cuzk_table *t, uintptr_t b, uint64_t off, void *dst, uint64_t n) {
+	return t->fr_download((cuzk_fr_buf_t *)b, off, dst, n);
+}
+static cuzk_error_t t_ntt_device(cuzk_table *t, uintptr_t b, uint64_t off, uint32_t logn, const cuzk_ntt_cfg_t *c) {
+	return t->ntt_device((cuzk_fr_buf_t *)b, off, logn, c);
+}
+static cuzk_error_t t_ntt_host(cuzk_table *t, int32_t d, void *data, uint32_t logn, const cuzk_ntt_cfg_t *c) {
+	return t->ntt_host(d, data, logn, c);
+}
+static cuzk_error_t t_bases_upload(cuzk_table *t, int32_t d, int32_t g, const void *p, uint64_t n, uintptr_t *o) {
+	cuzk_bases_t *b = NULL;
+	cuzk_error_t e = t->bases_upload(d, g, p, n, &b);
+	*o = (uintptr_t)b;
+	return e;
+}
+static cuzk_error_t t_bases_free(cuzk_table *t, uintptr_t b) { return t->bases_free((cuzk_bases_t *)b); }
+static cuzk_error_t t_msm_host(cuzk_table *t, uintptr_t b, const void *s, uint64_t n, void *out) {
+	return t->msm_host((cuzk_bases_t *)b, s, n, out);
+}
+static cuzk_error_t t_msm_device(cuzk_table *t, uintptr_t b, uintptr_t s, uint64_t off, uint64_t n, void *out) {
+	return t->msm_device((cuzk_bases_t *)b, (cuzk_fr_buf_t *)s, off, n, out);
+}
+static cuzk_error_t t_debug_field(cuzk_table *t, int32_t d, int32_t f, int32_t op, const void *a, const void *b, void *o, uint64_t n) {
+	return t->debug_field(d, f, op, a, b, o, n);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// backend is a loaded libcuzk.so.
+type backend struct {
+	t    *C.cuzk_table
+	path string
+}
+
+const abiVersion = int(C.CUZK_ABI_VERSION)
+
+func openBackend(path string) (*backend, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var cerr *C.char
+	t := C.cuzk_open(cpath, &cerr)
+	if t == nil {
+		msg := C.GoString(cerr)
+		C.free(unsafe.Pointer(cerr))
+		return nil, fmt.Errorf("load %s: %s: %w", path, msg, ErrNotLoaded)
+	}
+	b := &backend{t: t, path: path}
+	if v := int(C.t_abi_version(t)); v != abiVersion {
+		return nil, fmt.Errorf("load %s: ABI version %d, want %d: %w", path, v, abiVersion, ErrNotLoaded)
+	}
+	return b, nil
+}
+
+// check converts a cuzk_error_t into a Go error (nil on success), copying
+// and freeing the message.
+func (b *backend) check(dev int, e C.cuzk_error_t) error {
+	if e.code == 0 {
+		return nil
+	}
+	msg := ""
+	if e.msg != nil {
+		msg = C.GoString(e.msg)
+		C.t_error_free(b.t, e.msg)
+	}
+	return &DeviceError{Device: dev, Code: ErrorCode(e.code), Msg: msg}
+}
+
+func (b *backend) deviceCount() (int, error) {
+	var n C.int32_t
+	if err := b.check(-1, C.t_device_count(b.t, &n)); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+func (b *backend) deviceProps(dev int) (Properties, error) {
+	var p C.cuzk_device_props_t
+	if err := b.check(dev, C.t_device_props(b.t, C.int32_t(dev), &p)); err != nil {
+		return Properties{}, err
+	}
+	return Properties{
+		Name:           C.GoString(&p.name[0]),
+		TotalMem:       uint64(p.total_mem),
+		FreeMem:        uint64(p.free_mem),
+		L2Bytes:        uint64(p.l2_bytes),
+		Major:          int(p.major),
+		Minor:          int(p.minor),
+		Multiprocessor: int(p.sm_count),
+		ClockKHz:       int(p.clock_khz),
+		MemoryClockKHz: int(p.mem_clock_khz),
+		MemoryBusBits:  int(p.mem_bus_bits),
+	}, nil
+}
+
+func (b *backend) frAlloc(dev int, n uint64) (uintptr, error) {
+	var h C.uintptr_t
+	if err := b.check(dev, C.t_fr_alloc(b.t, C.int32_t(dev), C.uint64_t(n), &h)); err != nil {
+		return 0, err
+	}
+	return uintptr(h), nil
+}
+
+func (b *backend) frFree(dev int, h uintptr) error {
+	return b.check(dev, C.t_fr_free(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) frUpload(dev int, h uintptr, off uint64, src unsafe.Pointer, n uint64) error {
+	return b.check(dev, C.t_fr_upload(b.t, C.uintptr_t(h), C.uint64_t(off), src, C.uint64_t(n)))
+}
+
+func (b *backend) frDownload(dev int, h uintptr, off uint64, dst unsafe.Pointer, n uint64) error {
+	return b.check(dev, C.t_fr_download(b.t, C.uintptr_t(h), C.uint64_t(off), dst, C.uint64_t(n)))
+}
+
+func cfgToC(cfg *NTTConfig) C.cuzk_ntt_cfg_t {
+	var c C.cuzk_ntt_cfg_t
+	b2i := func(b bool) C.int32_t {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	c.inverse = b2i(cfg.Inverse)
+	c.coset = b2i(cfg.Coset)
+	c.in_bitrev = b2i(cfg.InputBitReversed)
+	c.out_bitrev = b2i(cfg.OutputBitReversed)
+	for i := 0; i < 4; i++ {
+		c.shift[i] = C.uint64_t(cfg.Shift[i])
+	}
+	return c
+}
+
+func (b *backend) nttDevice(dev int, h uintptr, off uint64, logN int, cfg *NTTConfig) error {
+	c := cfgToC(cfg)
+	return b.check(dev, C.t_ntt_device(b.t, C.uintptr_t(h), C.uint64_t(off), C.uint32_t(logN), &c))
+}
+
+func (b *backend) nttHost(dev int, data unsafe.Pointer, logN int, cfg *NTTConfig) error {
+	c := cfgToC(cfg)
+	return b.check(dev, C.t_ntt_host(b.t, C.int32_t(dev), data, C.uint32_t(logN), &c))
+}
+
+func (b *backend) basesUpload(dev, group int, pts unsafe.Pointer, n uint64) (uintptr, error) {
+	var h C.uintptr_t
+	if err := b.check(dev, C.t_bases_upload(b.t, C.int32_t(dev), C.int32_t(group), pts, C.uint64_t(n), &h)); err != nil {
+		return 0, err
+	}
+	return uintptr(h), nil
+}
+
+func (b *backend) basesFree(dev int, h uintptr) error {
+	return b.check(dev, C.t_bases_free(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) msmHost(dev int, h uintptr, scalars unsafe.Pointer, n uint64, out unsafe.Pointer) error {
+	return b.check(dev, C.t_msm_host(b.t, C.uintptr_t(h), scalars, C.uint64_t(n), out))
+}
+
+func (b *backend) msmDevice(dev int, h, s uintptr, off, n uint64, out unsafe.Pointer) error {
+	return b.check(dev, C.t_msm_device(b.t, C.uintptr_t(h), C.uintptr_t(s), C.uint64_t(off), C.uint64_t(n), out))
+}
+
+func (b *backend) debugField(dev, field, op int, a, bb, out unsafe.Pointer, n uint64) error {
+	return b.check(dev, C.t_debug_field(b.t, C.int32_t(dev), C.int32_t(field), C.int32_t(op), a, bb, out, C.uint64_t(n)))
+}

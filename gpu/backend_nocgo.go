@@ -1,0 +1,45 @@
+//go:build !cgo
+
+package gpu
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// backend is never loaded without cgo; its methods are unreachable.
+type backend struct{ path string }
+
+const abiVersion = 1
+
+func openBackend(path string) (*backend, error) {
+	return nil, fmt.Errorf("load %s: built without cgo: %w", path, ErrNotLoaded)
+}
+
+func (b *backend) deviceCount() (int, error)            { return 0, ErrNotLoaded }
+func (b *backend) deviceProps(int) (Properties, error)  { return Properties{}, ErrNotLoaded }
+func (b *backend) frAlloc(int, uint64) (uintptr, error) { return 0, ErrNotLoaded }
+func (b *backend) frFree(int, uintptr) error            { return ErrNotLoaded }
+func (b *backend) nttDevice(int, uintptr, uint64, int, *NTTConfig) error {
+	return ErrNotLoaded
+}
+func (b *backend) nttHost(int, unsafe.Pointer, int, *NTTConfig) error { return ErrNotLoaded }
+func (b *backend) frUpload(int, uintptr, uint64, unsafe.Pointer, uint64) error {
+	return ErrNotLoaded
+}
+func (b *backend) frDownload(int, uintptr, uint64, unsafe.Pointer, uint64) error {
+	return ErrNotLoaded
+}
+func (b *backend) basesUpload(int, int, unsafe.Pointer, uint64) (uintptr, error) {
+	return 0, ErrNotLoaded
+}
+func (b *backend) basesFree(int, uintptr) error { return ErrNotLoaded }
+func (b *backend) msmHost(int, uintptr, unsafe.Pointer, uint64, unsafe.Pointer) error {
+	return ErrNotLoaded
+}
+func (b *backend) msmDevice(int, uintptr, uintptr, uint64, uint64, unsafe.Pointer) error {
+	return ErrNotLoaded
+}
+func (b *backend) debugField(int, int, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uint64) error {
+	return ErrNotLoaded
+}

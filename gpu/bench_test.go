@@ -1,0 +1,159 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+)
+
+var (
+	benchG1Sink bls12381.G1Jac
+	benchG2Sink bls12381.G2Jac
+)
+
+// benchMaxLog reads CUZK_BENCH_MAXLOG (default def) to bound benchmark sizes.
+func benchMaxLog(def int) int {
+	if v, err := strconv.Atoi(os.Getenv("CUZK_BENCH_MAXLOG")); err == nil && v > 0 {
+		return min(v, def)
+	}
+	return def
+}
+
+// BenchmarkMSMG1 times Σ s_i·P_i with resident bases, for random and 0/1
+// scalars, with scalars in device memory ("dev") or host memory ("host").
+func BenchmarkMSMG1(b *testing.B) {
+	d := testDevice(b)
+	ctx := context.Background()
+	maxLog := benchMaxLog(26)
+	pts := g1Points(1 << maxLog)
+	bases, err := d.UploadG1Bases(pts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bases.Close()
+	buf, err := d.AllocScalars(1 << maxLog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer buf.Close()
+	for logN := 20; logN <= maxLog; logN++ {
+		n := 1 << logN
+		for _, k := range []scalarKind{kindRandom, kindBits} {
+			sc := makeScalars(uint64(logN), n, k)
+			if err := buf.Upload(ctx, 0, sc); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("2^%d/%v/dev", logN, k), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if benchG1Sink, err = bases.MSMDevice(ctx, buf, 0, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			if logN == 20 || logN == 24 || logN == 26 {
+				b.Run(fmt.Sprintf("2^%d/%v/host", logN, k), func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						if benchG1Sink, err = bases.MSM(ctx, sc); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkMSMG2 times G2 MSMs with resident bases and device scalars.
+func BenchmarkMSMG2(b *testing.B) {
+	d := testDevice(b)
+	ctx := context.Background()
+	maxLog := benchMaxLog(24)
+	pts := g2Points(1 << maxLog)
+	bases, err := d.UploadG2Bases(pts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bases.Close()
+	buf, err := d.AllocScalars(1 << maxLog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer buf.Close()
+	for logN := 20; logN <= maxLog; logN += 2 {
+		n := 1 << logN
+		for _, k := range []scalarKind{kindRandom, kindBits} {
+			sc := makeScalars(uint64(logN), n, k)
+			if err := buf.Upload(ctx, 0, sc); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("2^%d/%v/dev", logN, k), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if benchG2Sink, err = bases.MSMDevice(ctx, buf, 0, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkUploadG1Bases times copying 2^k affine G1 points to the device.
+func BenchmarkUploadG1Bases(b *testing.B) {
+	d := testDevice(b)
+	logN := benchMaxLog(26)
+	pts := g1Points(1 << logN)
+	b.Run(fmt.Sprintf("2^%d", logN), func(b *testing.B) {
+		b.SetBytes(int64(len(pts)) * 96)
+		for i := 0; i < b.N; i++ {
+			g, err := d.UploadG1Bases(pts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g.Close()
+		}
+	})
+}
+
+// BenchmarkNTT times in-place transforms on a device buffer.
+func BenchmarkNTT(b *testing.B) {
+	d := testDevice(b)
+	ctx := context.Background()
+	maxLog := benchMaxLog(27)
+	buf, err := d.AllocScalars(1 << maxLog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer buf.Close()
+	if err := buf.Upload(ctx, 0, randScalars(1, 1<<maxLog)); err != nil {
+		b.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		cfg  NTTConfig
+	}{
+		{"fwd-N2R", NTTConfig{OutputBitReversed: true}},
+		{"coset-N2R", NTTConfig{Coset: true, OutputBitReversed: true}},
+		{"inv-R2N", NTTConfig{Inverse: true, InputBitReversed: true}},
+		{"inv-coset-R2N", NTTConfig{Inverse: true, Coset: true, InputBitReversed: true}},
+		{"fwd-N2N", NTTConfig{}},
+	}
+	for logN := 20; logN <= maxLog; logN++ {
+		for _, c := range cases {
+			if logN != maxLog && logN != 24 && logN != 20 && c.name != "fwd-N2R" {
+				continue
+			}
+			b.Run(fmt.Sprintf("2^%d/%s", logN, c.name), func(b *testing.B) {
+				b.SetBytes(int64(32) << logN)
+				for i := 0; i < b.N; i++ {
+					if err := buf.NTT(ctx, 0, logN, c.cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

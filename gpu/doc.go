@@ -1,0 +1,48 @@
+// Package gpu runs BLS12-381 number-theoretic transforms over Fr and
+// multi-scalar multiplications on G1 and G2 on CUDA devices through the
+// shared library libcuzk.so (built from csrc/), loaded at run time with
+// dlopen. It is the only package of cuzk that uses cgo; building it needs no
+// CUDA toolkit (only a C compiler and -ldl), and with CGO_ENABLED=0 it builds
+// too, with Load always returning ErrNotLoaded.
+//
+// # Finding the library
+//
+// Load looks for the library file libcuzk.so in this order and stops at the
+// first rule that applies:
+//
+//  1. the path given with WithPath;
+//  2. the path in the environment variable CUZK_LIB;
+//  3. libcuzk.so next to the running executable (os.Executable);
+//  4. the name libcuzk.so resolved by the system loader (LD_LIBRARY_PATH,
+//     the ld.so cache).
+//
+// A library that is found must export every symbol of csrc/include/cuzk.h
+// and report the ABI version this package was written for.
+//
+// # CPU fallback
+//
+// Callers fall back to the CPU (gnark-crypto) when Load returns an error
+// matching ErrNotLoaded or when Library.DeviceCount is 0 / Library.Device
+// returns an error matching ErrNoDevice:
+//
+//	lib, err := gpu.Load()
+//	if errors.Is(err, gpu.ErrNotLoaded) { /* CPU path */ }
+//	dev, err := lib.Device(0)
+//	if errors.Is(err, gpu.ErrNoDevice) { /* CPU path */ }
+//
+// # Usage
+//
+//	if err := dev.Lock(ctx); err != nil { return err } // one kernel user at a time
+//	defer dev.Unlock()
+//	bases, err := dev.UploadG1Bases(points) // resident until Close
+//	defer bases.Close()
+//	sum, err := bases.MSM(ctx, scalars) // Σ scalars[i]·points[i], bls12381.G1Jac
+//	err = dev.NTT(ctx, coeffs, gpu.NTTConfig{OutputBitReversed: true})
+//
+// Scalars are gnark-crypto fr.Element values (Montgomery form) and points
+// bls12381.G1Affine / G2Affine; slices cross the C boundary without
+// conversion and the library keeps no Go pointer after a call returns.
+// The wrappers do not take the device lock themselves: callers hold
+// Device.Lock around their device work. Calls run to completion once
+// started (cgo calls cannot be interrupted); ctx is checked before each.
+package gpu

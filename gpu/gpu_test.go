@@ -1,0 +1,471 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"unsafe"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+)
+
+func TestDeviceProperties(t *testing.T) {
+	d := testDevice(t)
+	p, err := d.Properties()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name == "" || p.TotalMem == 0 || p.Multiprocessor == 0 {
+		t.Fatalf("implausible properties %+v", p)
+	}
+	t.Logf("%+v", p)
+	lib, _ := Load()
+	if _, err := lib.Device(lib.DeviceCount()); !errors.Is(err, ErrNoDevice) {
+		t.Fatalf("Device(count) error = %v, want ErrNoDevice", err)
+	}
+}
+
+func TestDeviceLockHonoursContext(t *testing.T) {
+	d := testDevice(t)
+	if err := d.Lock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := d.Lock(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock on held device with cancelled ctx = %v, want context.Canceled", err)
+	}
+	d.Unlock()
+	if !d.TryLock() {
+		t.Fatal("TryLock after Unlock failed")
+	}
+	d.Unlock()
+}
+
+func TestFieldOps(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	const n = 512
+	// Fr
+	{
+		a := randScalars(rng.Uint64(), n)
+		b := randScalars(rng.Uint64(), n)
+		a[0].SetZero()
+		b[1].SetZero()
+		a[2] = rMinusOne()
+		b[2] = rMinusOne()
+		a[3].SetOne()
+		out := make([]fr.Element, n)
+		for op := 0; op <= 5; op++ {
+			if err := d.debugField(0, op, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&out[0]), n); err != nil {
+				t.Fatal(err)
+			}
+			for i := range out {
+				var want fr.Element
+				switch op {
+				case 0:
+					want.Mul(&a[i], &b[i])
+				case 1:
+					want.Add(&a[i], &b[i])
+				case 2:
+					want.Sub(&a[i], &b[i])
+				case 3:
+					want.Square(&a[i])
+				case 4:
+					want.Neg(&a[i])
+				case 5:
+					want.Inverse(&a[i])
+				}
+				if out[i] != want {
+					t.Fatalf("Fr op %d at %d: got %v want %v", op, i, out[i].String(), want.String())
+				}
+			}
+		}
+	}
+	// Fp and Fp2
+	{
+		a := make([]fp.Element, 2*n)
+		b := make([]fp.Element, 2*n)
+		for i := range a {
+			a[i].MustSetRandom()
+			b[i].MustSetRandom()
+		}
+		a[0].SetZero()
+		b[1].SetZero()
+		a[3].SetOne()
+		out := make([]fp.Element, 2*n)
+		for op := 0; op <= 5; op++ {
+			if err := d.debugField(1, op, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&out[0]), 2*n); err != nil {
+				t.Fatal(err)
+			}
+			for i := range out {
+				var want fp.Element
+				switch op {
+				case 0:
+					want.Mul(&a[i], &b[i])
+				case 1:
+					want.Add(&a[i], &b[i])
+				case 2:
+					want.Sub(&a[i], &b[i])
+				case 3:
+					want.Square(&a[i])
+				case 4:
+					want.Neg(&a[i])
+				case 5:
+					want.Inverse(&a[i])
+				}
+				if out[i] != want {
+					t.Fatalf("Fp op %d at %d: got %v want %v", op, i, out[i].String(), want.String())
+				}
+			}
+		}
+		ea := unsafe.Slice((*bls12381.E2)(unsafe.Pointer(&a[0])), n)
+		eb := unsafe.Slice((*bls12381.E2)(unsafe.Pointer(&b[0])), n)
+		eo := unsafe.Slice((*bls12381.E2)(unsafe.Pointer(&out[0])), n)
+		for op := 0; op <= 4; op++ {
+			if err := d.debugField(2, op, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&out[0]), n); err != nil {
+				t.Fatal(err)
+			}
+			for i := range eo {
+				var want bls12381.E2
+				switch op {
+				case 0:
+					want.Mul(&ea[i], &eb[i])
+				case 1:
+					want.Add(&ea[i], &eb[i])
+				case 2:
+					want.Sub(&ea[i], &eb[i])
+				case 3:
+					want.Square(&ea[i])
+				case 4:
+					want.Neg(&ea[i])
+				}
+				if eo[i] != want {
+					t.Fatalf("Fp2 op %d at %d: got %v want %v", op, i, eo[i].String(), want.String())
+				}
+			}
+		}
+	}
+}
+
+// nttCases are the four index orders; gnark reference built from DIF/DIT
+// and BitReverse.
+var nttOrders = []struct {
+	name        string
+	inBR, outBR bool
+}{
+	{"N2R", false, true}, {"R2N", true, false}, {"N2N", false, false}, {"R2R", true, true},
+}
+
+// gnarkNTT applies gnark's transform with the given orders.
+func gnarkNTT(dom *fft.Domain, a []fr.Element, inverse, coset, inBR, outBR bool) {
+	var opts []fft.Option
+	if coset {
+		opts = append(opts, fft.OnCoset())
+	}
+	run := func(dec fft.Decimation) {
+		if inverse {
+			dom.FFTInverse(a, dec, opts...)
+		} else {
+			dom.FFT(a, dec, opts...)
+		}
+	}
+	switch {
+	case !inBR && outBR:
+		run(fft.DIF)
+	case inBR && !outBR:
+		run(fft.DIT)
+	case !inBR && !outBR:
+		run(fft.DIF)
+		fft.BitReverse(a)
+	default:
+		run(fft.DIT)
+		fft.BitReverse(a)
+	}
+}
+
+func TestNTTMatchesGnark(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	maxLog := 20
+	if testing.Short() {
+		maxLog = 12
+	}
+	ctx := context.Background()
+	for logN := 1; logN <= maxLog; logN++ {
+		n := 1 << logN
+		dom := fft.NewDomain(uint64(n))
+		for _, inv := range []bool{false, true} {
+			for _, coset := range []bool{false, true} {
+				for _, o := range nttOrders {
+					if logN > 14 && (o.name == "R2R") {
+						continue // the order permutations are covered at smaller sizes
+					}
+					a := randScalars(rng.Uint64(), n)
+					want := append([]fr.Element(nil), a...)
+					gnarkNTT(dom, want, inv, coset, o.inBR, o.outBR)
+					cfg := NTTConfig{Inverse: inv, Coset: coset, InputBitReversed: o.inBR, OutputBitReversed: o.outBR}
+					if err := d.NTT(ctx, a, cfg); err != nil {
+						t.Fatal(err)
+					}
+					for i := range a {
+						if a[i] != want[i] {
+							t.Fatalf("2^%d inverse=%v coset=%v %s: mismatch at %d", logN, inv, coset, o.name, i)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestNTTRoundTripDevice(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	ctx := context.Background()
+	maxLog := 20
+	if testing.Short() {
+		maxLog = 14
+	}
+	buf, err := d.AllocScalars(3 + 1<<maxLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	for _, logN := range []int{1, 2, 5, 10, 11, 13, 17, maxLog} {
+		if logN > maxLog {
+			continue
+		}
+		n := 1 << logN
+		a := randScalars(rng.Uint64(), n)
+		if err := buf.Upload(ctx, 3, a); err != nil {
+			t.Fatal(err)
+		}
+		for _, coset := range []bool{false, true} {
+			fwd := NTTConfig{Coset: coset, OutputBitReversed: true}
+			inv := NTTConfig{Coset: coset, Inverse: true, InputBitReversed: true}
+			if err := buf.NTT(ctx, 3, logN, fwd); err != nil {
+				t.Fatal(err)
+			}
+			if err := buf.NTT(ctx, 3, logN, inv); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := make([]fr.Element, n)
+		if err := buf.Download(ctx, 3, got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range a {
+			if a[i] != got[i] {
+				t.Fatalf("2^%d round trip mismatch at %d", logN, i)
+			}
+		}
+	}
+	if err := buf.NTT(ctx, 4, maxLog, NTTConfig{}); err == nil {
+		t.Fatal("NTT past the end of the buffer succeeded")
+	}
+}
+
+// msmSizes are the differential sizes: n = 1, 2, 3, 1000, 2^10..2^20 and
+// non-powers of two.
+func msmSizes() []int {
+	s := []int{1, 2, 3, 1000}
+	maxLog := 20
+	if testing.Short() {
+		maxLog = 12
+	}
+	for k := 10; k <= maxLog; k++ {
+		s = append(s, 1<<k)
+		if k%3 == 1 {
+			s = append(s, 1<<k+(1<<(k-1))+7)
+		}
+	}
+	return s
+}
+
+type scalarKind int
+
+const (
+	kindRandom scalarKind = iota
+	kindZero
+	kindRMinus1
+	kindBits
+	kindMostlyBits
+	kindSmall
+)
+
+func (k scalarKind) String() string {
+	return [...]string{"random", "zero", "r-1", "bits", "mostly-bits", "small"}[k]
+}
+
+func makeScalars(seed uint64, n int, k scalarKind) []fr.Element {
+	s := randScalars(seed, n)
+	r := newRandSeed(seed)
+	for i := range s {
+		switch k {
+		case kindZero:
+			s[i].SetZero()
+		case kindRMinus1:
+			s[i] = rMinusOne()
+		case kindBits:
+			s[i].SetUint64(r.Uint64() & 1)
+		case kindMostlyBits:
+			if r.Uint64N(10) != 0 {
+				s[i].SetUint64(r.Uint64() & 1)
+			}
+		case kindSmall:
+			s[i].SetUint64(r.Uint64N(5))
+		}
+	}
+	return s
+}
+
+func TestMSMG1MatchesGnark(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	ctx := context.Background()
+	sizes := msmSizes()
+	maxN := sizes[len(sizes)-1]
+	for _, s := range sizes {
+		maxN = max(maxN, s)
+	}
+	pts := g1Points(maxN)
+	// special bases: infinity, duplicates, and a point with its negation
+	pts[1] = bls12381.G1Affine{}
+	if maxN > 10 {
+		pts[5] = pts[4]
+		pts[7].Neg(&pts[6])
+		pts[maxN-1] = bls12381.G1Affine{}
+	}
+	bases, err := d.UploadG1Bases(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bases.Close()
+	for _, n := range sizes {
+		kinds := []scalarKind{kindRandom, kindBits, kindMostlyBits}
+		if n <= 1<<14 || n == 1000 {
+			kinds = append(kinds, kindZero, kindRMinus1, kindSmall)
+		}
+		for _, k := range kinds {
+			t.Run(fmt.Sprintf("n=%d/%v", n, k), func(t *testing.T) {
+				sc := makeScalars(rng.Uint64(), n, k)
+				var want bls12381.G1Affine
+				if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
+					t.Fatal(err)
+				}
+				got, err := bases.MSM(ctx, sc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ga bls12381.G1Affine
+				ga.FromJacobian(&got)
+				if !ga.Equal(&want) || ga != want {
+					t.Fatalf("G1 MSM n=%d %v: got %s want %s", n, k, ga.String(), want.String())
+				}
+			})
+		}
+	}
+	// scalars from a device buffer, with an offset
+	n := min(maxN, 5000)
+	sc := makeScalars(rng.Uint64(), n, kindMostlyBits)
+	buf, err := d.AllocScalars(n + 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	if err := buf.Upload(ctx, 9, sc); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bases.MSMDevice(ctx, buf, 9, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, ga bls12381.G1Affine
+	want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{})
+	ga.FromJacobian(&got)
+	if ga != want {
+		t.Fatalf("G1 MSMDevice n=%d mismatch", n)
+	}
+	if _, err := bases.MSM(ctx, make([]fr.Element, maxN+1)); err == nil {
+		t.Fatal("MSM with more scalars than bases succeeded")
+	}
+}
+
+func TestMSMG2MatchesGnark(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	ctx := context.Background()
+	sizes := msmSizes()
+	maxN := 0
+	for _, s := range sizes {
+		maxN = max(maxN, s)
+	}
+	pts := g2Points(maxN)
+	pts[1] = bls12381.G2Affine{}
+	if maxN > 10 {
+		pts[5] = pts[4]
+		pts[7].Neg(&pts[6])
+	}
+	bases, err := d.UploadG2Bases(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bases.Close()
+	for _, n := range sizes {
+		kinds := []scalarKind{kindRandom, kindBits}
+		if n <= 1<<12 || n == 1000 {
+			kinds = append(kinds, kindZero, kindRMinus1, kindMostlyBits)
+		}
+		for _, k := range kinds {
+			t.Run(fmt.Sprintf("n=%d/%v", n, k), func(t *testing.T) {
+				sc := makeScalars(rng.Uint64(), n, k)
+				var want bls12381.G2Affine
+				if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
+					t.Fatal(err)
+				}
+				got, err := bases.MSM(ctx, sc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ga bls12381.G2Affine
+				ga.FromJacobian(&got)
+				if ga != want {
+					t.Fatalf("G2 MSM n=%d %v: got %s want %s", n, k, ga.String(), want.String())
+				}
+			})
+		}
+	}
+}
+
+func TestClosedHandles(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	pts := g1Points(4)
+	b, err := d.UploadG1Bases(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := b.MSM(ctx, make([]fr.Element, 4)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("MSM after Close = %v, want ErrClosed", err)
+	}
+	s, err := d.AllocScalars(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := s.Upload(ctx, 0, make([]fr.Element, 8)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Upload after Close = %v, want ErrClosed", err)
+	}
+}

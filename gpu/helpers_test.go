@@ -1,0 +1,113 @@
+package gpu
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// testDevice returns device 0 or skips the test when libcuzk.so or a device
+// is absent.
+func testDevice(tb testing.TB) *Device {
+	tb.Helper()
+	lib, err := Load()
+	if err != nil {
+		tb.Skipf("no GPU library: %v", err)
+	}
+	if lib.DeviceCount() == 0 {
+		tb.Skip("no CUDA device")
+	}
+	d, err := lib.Device(0)
+	if err != nil {
+		tb.Skipf("no CUDA device: %v", err)
+	}
+	return d
+}
+
+// newRand returns a generator seeded freshly (logged for reproduction).
+func newRand(tb testing.TB) *rand.Rand {
+	seed := rand.Uint64()
+	tb.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// rMinus1Top is the top limb of r; values with a smaller top limb are < r.
+var rTop = fr.Modulus().Bits()[3]
+
+// randScalars fills n uniformly random-looking Fr elements (valid Montgomery
+// representations, i.e. < r) quickly, in parallel.
+func randScalars(seed uint64, n int) []fr.Element {
+	out := make([]fr.Element, n)
+	workers := runtime.GOMAXPROCS(0)
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min(n, (w+1)*chunk)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(w, lo, hi int) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(w)))
+			for i := lo; i < hi; i++ {
+				out[i][0] = r.Uint64()
+				out[i][1] = r.Uint64()
+				out[i][2] = r.Uint64()
+				out[i][3] = r.Uint64N(uint64(rTop))
+			}
+		}(w, lo, hi)
+	}
+	wg.Wait()
+	return out
+}
+
+var (
+	g1Once  sync.Once
+	g1Cache []bls12381.G1Affine
+	g2Once  sync.Once
+	g2Cache []bls12381.G2Affine
+)
+
+const randomBases = 1 << 20
+
+// g1Points returns n affine points: random multiples of the generator for
+// the first 2^20, then repeating.
+func g1Points(n int) []bls12381.G1Affine {
+	g1Once.Do(func() {
+		_, _, g, _ := bls12381.Generators()
+		sc := randScalars(rand.Uint64(), randomBases)
+		g1Cache = bls12381.BatchScalarMultiplicationG1(&g, sc)
+	})
+	out := make([]bls12381.G1Affine, n)
+	for i := 0; i < n; i += randomBases {
+		copy(out[i:], g1Cache)
+	}
+	return out
+}
+
+func g2Points(n int) []bls12381.G2Affine {
+	g2Once.Do(func() {
+		_, _, _, g := bls12381.Generators()
+		sc := randScalars(rand.Uint64(), randomBases)
+		g2Cache = bls12381.BatchScalarMultiplicationG2(&g, sc)
+	})
+	out := make([]bls12381.G2Affine, n)
+	for i := 0; i < n; i += randomBases {
+		copy(out[i:], g2Cache)
+	}
+	return out
+}
+
+func rMinusOne() fr.Element {
+	var x fr.Element
+	x.SetBigInt(new(big.Int).Sub(fr.Modulus(), big.NewInt(1)))
+	return x
+}
+
+func newRandSeed(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d)) }

@@ -1,0 +1,161 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// bases is the shared part of G1Bases and G2Bases: a resident point array.
+type bases struct {
+	dev   *Device
+	group int
+	n     int
+	mu    sync.RWMutex
+	h     uintptr
+}
+
+func (d *Device) uploadBases(group int, pts unsafe.Pointer, n int) (*bases, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("gpu: upload G%d bases: no points", group)
+	}
+	h, err := d.lib.b.basesUpload(d.index, group, pts, uint64(n))
+	if err != nil {
+		return nil, fmt.Errorf("gpu: upload %d G%d bases: %w", n, group, err)
+	}
+	return &bases{dev: d, group: group, n: n, h: h}, nil
+}
+
+func (b *bases) msmHost(ctx context.Context, scalars []fr.Element, out unsafe.Pointer) error {
+	if len(scalars) < 1 || len(scalars) > b.n {
+		return fmt.Errorf("gpu: G%d msm: %d scalars for %d bases (want 1..%d)", b.group, len(scalars), b.n, b.n)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.h == 0 {
+		return ErrClosed
+	}
+	if err := b.dev.lib.b.msmHost(b.dev.index, b.h, unsafe.Pointer(&scalars[0]), uint64(len(scalars)), out); err != nil {
+		return fmt.Errorf("gpu: G%d msm of %d: %w", b.group, len(scalars), err)
+	}
+	return nil
+}
+
+func (b *bases) msmDevice(ctx context.Context, s *Scalars, off, n int, out unsafe.Pointer) error {
+	if n < 1 || n > b.n {
+		return fmt.Errorf("gpu: G%d msm: %d scalars for %d bases (want 1..%d)", b.group, n, b.n, b.n)
+	}
+	if err := s.checkRange("msm", off, n); err != nil {
+		return err
+	}
+	if s.dev != b.dev {
+		return fmt.Errorf("gpu: G%d msm: scalars on device %d, bases on device %d", b.group, s.dev.index, b.dev.index)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if b.h == 0 || s.h == 0 {
+		return ErrClosed
+	}
+	if err := b.dev.lib.b.msmDevice(b.dev.index, b.h, s.h, uint64(off), uint64(n), out); err != nil {
+		return fmt.Errorf("gpu: G%d msm of %d: %w", b.group, n, err)
+	}
+	return nil
+}
+
+func (b *bases) close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.h == 0 {
+		return nil
+	}
+	err := b.dev.lib.b.basesFree(b.dev.index, b.h)
+	b.h = 0
+	if err != nil {
+		return fmt.Errorf("gpu: free G%d bases: %w", b.group, err)
+	}
+	return nil
+}
+
+// G1Bases is an array of G1 affine points resident in device memory, the
+// fixed bases of MSMs. Close frees it.
+type G1Bases struct{ b *bases }
+
+// UploadG1Bases copies pts to the device (infinity = (0, 0) allowed).
+func (d *Device) UploadG1Bases(pts []bls12381.G1Affine) (*G1Bases, error) {
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("gpu: upload G1 bases: no points")
+	}
+	b, err := d.uploadBases(1, unsafe.Pointer(&pts[0]), len(pts))
+	if err != nil {
+		return nil, err
+	}
+	return &G1Bases{b}, nil
+}
+
+// Len returns the number of points.
+func (g *G1Bases) Len() int { return g.b.n }
+
+// MSM returns Σ scalars[i]·P[i] over i < len(scalars) (≤ Len()); scalars
+// are copied from host memory.
+func (g *G1Bases) MSM(ctx context.Context, scalars []fr.Element) (bls12381.G1Jac, error) {
+	var out bls12381.G1Jac
+	err := g.b.msmHost(ctx, scalars, unsafe.Pointer(&out))
+	return out, err
+}
+
+// MSMDevice returns Σ s[off+i]·P[i] over i < n with scalars in device memory.
+func (g *G1Bases) MSMDevice(ctx context.Context, s *Scalars, off, n int) (bls12381.G1Jac, error) {
+	var out bls12381.G1Jac
+	err := g.b.msmDevice(ctx, s, off, n, unsafe.Pointer(&out))
+	return out, err
+}
+
+// Close frees the device memory; later calls return ErrClosed.
+func (g *G1Bases) Close() error { return g.b.close() }
+
+// G2Bases is an array of G2 affine points resident in device memory.
+type G2Bases struct{ b *bases }
+
+// UploadG2Bases copies pts to the device (infinity = (0, 0) allowed).
+func (d *Device) UploadG2Bases(pts []bls12381.G2Affine) (*G2Bases, error) {
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("gpu: upload G2 bases: no points")
+	}
+	b, err := d.uploadBases(2, unsafe.Pointer(&pts[0]), len(pts))
+	if err != nil {
+		return nil, err
+	}
+	return &G2Bases{b}, nil
+}
+
+// Len returns the number of points.
+func (g *G2Bases) Len() int { return g.b.n }
+
+// MSM returns Σ scalars[i]·Q[i] over i < len(scalars) (≤ Len()).
+func (g *G2Bases) MSM(ctx context.Context, scalars []fr.Element) (bls12381.G2Jac, error) {
+	var out bls12381.G2Jac
+	err := g.b.msmHost(ctx, scalars, unsafe.Pointer(&out))
+	return out, err
+}
+
+// MSMDevice returns Σ s[off+i]·Q[i] over i < n with scalars in device memory.
+func (g *G2Bases) MSMDevice(ctx context.Context, s *Scalars, off, n int) (bls12381.G2Jac, error) {
+	var out bls12381.G2Jac
+	err := g.b.msmDevice(ctx, s, off, n, unsafe.Pointer(&out))
+	return out, err
+}
+
+// Close frees the device memory; later calls return ErrClosed.
+func (g *G2Bases) Close() error { return g.b.close() }

@@ -92,18 +92,15 @@ func runBench(ctx context.Context, args []string) error {
 	handles := make([]*prover.Handle, *jobs)
 	inputs := make([][][]fr.Element, *jobs)
 	for j := range handles {
+		jf := cf.withSeed(cf.seed + uint64(j)*1_000_003)
 		inputs[j] = make([][]fr.Element, *partitions)
 		for p := range inputs[j] {
-			jf := cf
-			jf.seed = cf.seed + uint64(j)*1_000_003
 			_, in, err := jf.instance(p)
 			if err != nil {
 				return err
 			}
 			inputs[j][p] = in
 		}
-		jf := cf
-		jf.seed = cf.seed + uint64(j)*1_000_003
 		handles[j], err = eng.Submit(ctx, &prover.Job{
 			Params:     params,
 			Shape:      shape,

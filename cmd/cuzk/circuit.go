@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/binary"
 	"flag"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/circuits/porep"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -16,13 +20,74 @@ type circuitFlags struct {
 	constraints int
 	inputs      int
 	seed        uint64
+	porepSize   string
+	challenges  int
+
+	sectors map[uint64]*porep.Sector // built once per seed; a sector serves every partition
+	mu      sync.Mutex
 }
 
 func (c *circuitFlags) register(fs *flag.FlagSet, constraints int) {
-	fs.StringVar(&c.name, "circuit", "scalable", "built-in circuit: scalable")
+	fs.StringVar(&c.name, "circuit", "scalable", "built-in circuit: scalable or porep")
 	fs.IntVar(&c.constraints, "constraints", constraints, "scalable: number of constraints (up to 2^27)")
 	fs.IntVar(&c.inputs, "inputs", 4, "scalable: number of public inputs, ONE not counted")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the deterministic witness")
+	fs.StringVar(&c.porepSize, "porep-size", "tiny", "porep: "+porepSizeNames()+" (≈1.2 M constraints … ≈130 M)")
+	fs.IntVar(&c.challenges, "challenges", 0, "porep: challenges per partition in the full 32 GiB shape (≈7.2 M constraints each); overrides --porep-size")
+}
+
+func porepSizeNames() string {
+	var names []string
+	for _, s := range porep.Sizes() {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// porepConfig returns the PoRep configuration the flags select, for the given partition count.
+func (c *circuitFlags) porepConfig(partitions int) (porep.Config, error) {
+	if c.challenges > 0 {
+		cfg := porep.Full
+		cfg.Challenges = c.challenges
+		cfg.Partitions = partitions
+		return cfg, nil
+	}
+	for _, s := range porep.Sizes() {
+		if s.Name == c.porepSize {
+			cfg := s.Cfg
+			cfg.Partitions = partitions
+			return cfg, nil
+		}
+	}
+	return porep.Config{}, fmt.Errorf("unknown --porep-size %q (known: %s)", c.porepSize, porepSizeNames())
+}
+
+// porepMaxPartitions is the partition count of the in-memory sector: partitions of one sector
+// differ only in their challenges, so one sector serves them all.
+const porepMaxPartitions = 1 << 16
+
+// sector returns the in-memory sector for seed, building it the first time.
+func (c *circuitFlags) sector(seed uint64) (*porep.Sector, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.sectors[seed]; ok {
+		return s, nil
+	}
+	cfg, err := c.porepConfig(porepMaxPartitions)
+	if err != nil {
+		return nil, err
+	}
+	var sd [32]byte
+	binary.LittleEndian.PutUint64(sd[:], seed)
+	s, err := porep.NewSector(cfg, sd)
+	if err != nil {
+		return nil, err
+	}
+	if c.sectors == nil {
+		c.sectors = make(map[uint64]*porep.Sector)
+	}
+	c.sectors[seed] = s
+	return s, nil
 }
 
 // instance returns the circuit of one partition, with its witness, and its public inputs.
@@ -34,13 +99,35 @@ func (c *circuitFlags) instance(partition int) (synth.Circuit, []fr.Element, err
 			return nil, nil, err
 		}
 		return sc, sc.PublicInputs(), nil
+	case "porep":
+		if partition < 0 || partition >= porepMaxPartitions {
+			return nil, nil, fmt.Errorf("porep: partition %d out of range [0, %d)", partition, porepMaxPartitions)
+		}
+		s, err := c.sector(c.seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		pc := s.Circuit(partition)
+		return pc, pc.PublicInputs(), nil
 	default:
-		return nil, nil, fmt.Errorf("unknown circuit %q (built-in: scalable)", c.name)
+		return nil, nil, fmt.Errorf("unknown circuit %q (built-in: scalable, porep)", c.name)
 	}
+}
+
+// withSeed returns a copy of the flags with another witness seed.
+func (c *circuitFlags) withSeed(seed uint64) *circuitFlags {
+	return &circuitFlags{name: c.name, constraints: c.constraints, inputs: c.inputs, seed: seed,
+		porepSize: c.porepSize, challenges: c.challenges}
 }
 
 // describe names the circuit and its size for messages.
 func (c *circuitFlags) describe() string {
+	if c.name == "porep" {
+		if c.challenges > 0 {
+			return fmt.Sprintf("porep (%d full challenges)", c.challenges)
+		}
+		return fmt.Sprintf("porep (%s)", c.porepSize)
+	}
 	return fmt.Sprintf("%s (%d constraints, %d inputs)", c.name, c.constraints, c.inputs)
 }
 

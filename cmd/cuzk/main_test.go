@@ -56,3 +56,23 @@ func TestSetupProveVerifyRoundTrip(t *testing.T) {
 func TestUnknownCommand(t *testing.T) {
 	require.Error(t, run(context.Background(), []string{"frobnicate"}))
 }
+
+// TestPoRepRoundTrip proves the PoRep-shaped circuit at its tiny size (≈1.2 M constraints)
+// through setup, prove and verify.
+func TestPoRepRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	circ := []string{"--circuit", "porep", "--porep-size", "tiny", "--seed", "3"}
+	require.NoError(t, run(ctx, append([]string{"setup", "--out", dir}, circ...)))
+	proof := filepath.Join(dir, "proof.bin")
+	inputs := filepath.Join(dir, "inputs.json")
+	require.NoError(t, run(ctx, append([]string{"prove", "--params", filepath.Join(dir, "circuit.params"), "--unchecked",
+		"--partitions", "1", "--proof", proof, "--inputs-out", inputs}, circ...)))
+	require.NoError(t, run(ctx, []string{"verify", "--vk", filepath.Join(dir, "circuit.vk"), "--proof", proof, "--inputs", inputs}))
+	// Another seed is another sector: its proof does not verify against these inputs.
+	other := append([]string{"prove", "--params", filepath.Join(dir, "circuit.params"), "--unchecked",
+		"--partitions", "1", "--proof", proof, "--inputs-out", filepath.Join(dir, "other.json")}, circ...)
+	other[len(other)-1] = "4"
+	require.NoError(t, run(ctx, other))
+	require.ErrorContains(t, run(ctx, []string{"verify", "--vk", filepath.Join(dir, "circuit.vk"), "--proof", proof, "--inputs", inputs}), "partition 0")
+}

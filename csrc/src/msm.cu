@@ -14,6 +14,7 @@
 //  5. each window's Σ_b (b+1)·B_b is computed by segments (running sums) and a
 //     tree, and the host combines windows by Horner's rule and adds step 2.
 #include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "common.cuh"
 
@@ -347,7 +348,7 @@ static void msm_impl(const affine_t<F>* P, const fr_t* S, uint64_t n, F* out, cu
   dbuf_t<uint32_t> ones(n, s), others(n, s);
   dbuf_t<unsigned long long> cnts(2, s);
   {
-    cub::CountingInputIterator<uint32_t> it(0);
+    thrust::counting_iterator<uint32_t> it(0);
     size_t tb1 = 0, tb2 = 0;
     flag_is p1{flags.p, 1}, p2{flags.p, 2};
     CUZK_CUDA(cub::DeviceSelect::If(nullptr, tb1, it, ones.p, cnts.p, (int)n, p1, s));

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -93,10 +94,21 @@ func (sb *shapeBuilder) add(a, b, c LC) {
 // addRow appends lc as one row, adding the coefficients of repeated variables (as bellperson's
 // LinearCombination does) and keeping terms whose coefficient sums to zero.
 func (sb *shapeBuilder) addRow(m *Matrix, lc LC) {
-	sb.scratch = append(sb.scratch[:0], lc...)
-	terms := sb.scratch
-	if len(terms) > 1 {
-		slices.SortStableFunc(terms, func(x, y Term) int { return int(int64(x.Var) - int64(y.Var)) })
+	terms := lc
+	if len(lc) > 1 {
+		// Sort a copy by variable and merge repeats: insertion sort for the usual short rows,
+		// the library sort for long ones (packings of hundreds of bits).
+		sb.scratch = append(sb.scratch[:0], lc...)
+		terms = sb.scratch
+		if len(terms) <= 16 {
+			for i := 1; i < len(terms); i++ {
+				for j := i; j > 0 && terms[j].Var < terms[j-1].Var; j-- {
+					terms[j], terms[j-1] = terms[j-1], terms[j]
+				}
+			}
+		} else {
+			slices.SortFunc(terms, func(x, y Term) int { return cmp.Compare(x.Var, y.Var) })
+		}
 		k := 0
 		for i := 1; i < len(terms); i++ {
 			if terms[i].Var == terms[k].Var {
@@ -109,19 +121,31 @@ func (sb *shapeBuilder) addRow(m *Matrix, lc LC) {
 		terms = terms[:k+1]
 	}
 	for i := range terms {
-		idx, ok := sb.coeffIdx[terms[i].Coeff]
-		if !ok {
-			idx = uint32(len(sb.coeffs))
-			sb.coeffIdx[terms[i].Coeff] = idx
-			sb.coeffs = append(sb.coeffs, terms[i].Coeff)
-		}
 		m.Cols = append(m.Cols, uint32(terms[i].Var))
-		m.Coeffs = append(m.Coeffs, idx)
+		m.Coeffs = append(m.Coeffs, sb.coeffIndex(&terms[i].Coeff))
 	}
 	if len(m.Cols) > math.MaxUint32 && sb.err == nil {
 		sb.err = fmt.Errorf("%w: more than 2^32 terms in one matrix", ErrShapeTooLarge)
 	}
 	m.RowPtr = append(m.RowPtr, uint32(len(m.Cols)))
+}
+
+// coeffIndex returns the index of c in the coefficient table, adding it if new; 1 and −1, the
+// common cases, skip the map.
+func (sb *shapeBuilder) coeffIndex(c *fr.Element) uint32 {
+	switch {
+	case c.Equal(&frOne):
+		return 0
+	case c.Equal(&frMinus1):
+		return 1
+	}
+	idx, ok := sb.coeffIdx[*c]
+	if !ok {
+		idx = uint32(len(sb.coeffs))
+		sb.coeffIdx[*c] = idx
+		sb.coeffs = append(sb.coeffs, *c)
+	}
+	return idx
 }
 
 // Compile runs circuit once in shape mode and returns its compiled Shape. The witness values the

@@ -1,0 +1,115 @@
+package prover
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// RandomParameters returns parameters of the right shape for shape whose points are valid curve
+// points unrelated to any setup. Proofs made with them do NOT verify: they serve benchmarks at
+// sizes where InsecureSetup would take too long (a PoRep partition's ≈47 GiB of points).
+//
+// Each run of consecutive points is P, P+Q, P+2Q, … from a random start P = k·G and a random
+// step Q, converted to affine in batches: about one mixed addition per point.
+func RandomParameters(shape *synth.Shape, seed uint64) *Parameters {
+	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
+	bCount := shape.BDensityInput.Count() + shape.BDensityAux.Count()
+	p := &Parameters{}
+	vk := &p.VK
+	one := randomG1Points(rng, 4)
+	vk.AlphaG1, vk.BetaG1, vk.DeltaG1 = one[0], one[1], one[2]
+	two := randomG2Points(rng, 3)
+	vk.BetaG2, vk.GammaG2, vk.DeltaG2 = two[0], two[1], two[2]
+	vk.IC = randomG1Points(rng, shape.NumInputs)
+	p.H = randomG1Points(rng, shape.DomainSize()-1)
+	p.L = randomG1Points(rng, shape.NumAux)
+	p.A = randomG1Points(rng, shape.NumInputs+shape.ADensityAux.Count())
+	p.BG1 = randomG1Points(rng, bCount)
+	p.BG2 = randomG2Points(rng, bCount)
+	return p
+}
+
+// randomRunLength is the number of points of one run P + i·Q.
+const randomRunLength = 1 << 14
+
+func randomScalar(rng *rand.Rand) *fr.Element {
+	var e fr.Element
+	e.SetUint64(rng.Uint64())
+	var hi fr.Element
+	hi.SetUint64(rng.Uint64() | 1)
+	return e.Mul(&e, &hi)
+}
+
+func randomG1Points(rng *rand.Rand, n int) []bls12381.G1Affine {
+	out := make([]bls12381.G1Affine, n)
+	_, _, g1, _ := bls12381.Generators()
+	var step bls12381.G1Affine
+	step.ScalarMultiplication(&g1, bigOf(randomScalar(rng)))
+	starts := make([]fr.Element, (n+randomRunLength-1)/randomRunLength)
+	for i := range starts {
+		starts[i] = *randomScalar(rng)
+	}
+	forEachRun(len(starts), func(r int) {
+		lo := r * randomRunLength
+		hi := min(lo+randomRunLength, n)
+		jac := make([]bls12381.G1Jac, hi-lo)
+		var acc bls12381.G1Jac
+		acc.ScalarMultiplication(&bls12381.G1Jac{X: g1.X, Y: g1.Y, Z: fpOne()}, bigOf(&starts[r]))
+		for i := range jac {
+			jac[i] = acc
+			acc.AddMixed(&step)
+		}
+		copy(out[lo:hi], bls12381.BatchJacobianToAffineG1(jac))
+	})
+	return out
+}
+
+func randomG2Points(rng *rand.Rand, n int) []bls12381.G2Affine {
+	out := make([]bls12381.G2Affine, n)
+	_, _, _, g2 := bls12381.Generators()
+	var step bls12381.G2Affine
+	step.ScalarMultiplication(&g2, bigOf(randomScalar(rng)))
+	starts := make([]fr.Element, (n+randomRunLength-1)/randomRunLength)
+	for i := range starts {
+		starts[i] = *randomScalar(rng)
+	}
+	forEachRun(len(starts), func(r int) {
+		lo := r * randomRunLength
+		hi := min(lo+randomRunLength, n)
+		var acc bls12381.G2Jac
+		var start bls12381.G2Affine
+		start.ScalarMultiplication(&g2, bigOf(&starts[r]))
+		acc.FromAffine(&start)
+		for i := lo; i < hi; i++ {
+			out[i].FromJacobian(&acc)
+			acc.AddMixed(&step)
+		}
+	})
+	return out
+}
+
+// forEachRun calls f(0…runs−1) from all cores.
+func forEachRun(runs int, f func(r int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range next {
+				f(r)
+			}
+		}()
+	}
+	for r := 0; r < runs; r++ {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+}

@@ -21,6 +21,8 @@ typedef struct {
 	cuzk_error_t (*fr_free)(cuzk_fr_buf_t *);
 	cuzk_error_t (*fr_upload)(cuzk_fr_buf_t *, uint64_t, const void *, uint64_t);
 	cuzk_error_t (*fr_download)(cuzk_fr_buf_t *, uint64_t, void *, uint64_t);
+	cuzk_error_t (*fr_zero)(cuzk_fr_buf_t *, uint64_t, uint64_t);
+	cuzk_error_t (*fr_h_pointwise)(cuzk_fr_buf_t *, const cuzk_fr_buf_t *, const cuzk_fr_buf_t *, uint64_t, const void *);
 	cuzk_error_t (*ntt_device)(cuzk_fr_buf_t *, uint64_t, uint32_t, const cuzk_ntt_cfg_t *);
 	cuzk_error_t (*ntt_host)(int32_t, void *, uint32_t, const cuzk_ntt_cfg_t *);
 	cuzk_error_t (*bases_upload)(int32_t, int32_t, const void *, uint64_t, cuzk_bases_t **);
@@ -60,6 +62,8 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(fr_free, "cuzk_fr_free");
 	SYM(fr_upload, "cuzk_fr_upload");
 	SYM(fr_download, "cuzk_fr_download");
+	SYM(fr_zero, "cuzk_fr_zero");
+	SYM(fr_h_pointwise, "cuzk_fr_h_pointwise");
 	SYM(ntt_device, "cuzk_ntt_device");
 	SYM(ntt_host, "cuzk_ntt_host");
 	SYM(bases_upload, "cuzk_bases_upload");
@@ -87,6 +91,12 @@ static cuzk_error_t t_fr_upload(cuzk_table *t, uintptr_t b, uint64_t off, const 
 }
 static cuzk_error_t t_fr_download(cuzk_table *t, uintptr_t b, uint64_t off, void *dst, uint64_t n) {
 	return t->fr_download((cuzk_fr_buf_t *)b, off, dst, n);
+}
+static cuzk_error_t t_fr_zero(cuzk_table *t, uintptr_t b, uint64_t off, uint64_t n) {
+	return t->fr_zero((cuzk_fr_buf_t *)b, off, n);
+}
+static cuzk_error_t t_fr_h_pointwise(cuzk_table *t, uintptr_t a, uintptr_t b, uintptr_t c, uint64_t n, const void *z) {
+	return t->fr_h_pointwise((cuzk_fr_buf_t *)a, (const cuzk_fr_buf_t *)b, (const cuzk_fr_buf_t *)c, n, z);
 }
 static cuzk_error_t t_ntt_device(cuzk_table *t, uintptr_t b, uint64_t off, uint32_t logn, const cuzk_ntt_cfg_t *c) {
 	return t->ntt_device((cuzk_fr_buf_t *)b, off, logn, c);
@@ -202,6 +212,14 @@ func (b *backend) frUpload(dev int, h uintptr, off uint64, src unsafe.Pointer, n
 
 func (b *backend) frDownload(dev int, h uintptr, off uint64, dst unsafe.Pointer, n uint64) error {
 	return b.check(dev, C.t_fr_download(b.t, C.uintptr_t(h), C.uint64_t(off), dst, C.uint64_t(n)))
+}
+
+func (b *backend) frZero(dev int, h uintptr, off, n uint64) error {
+	return b.check(dev, C.t_fr_zero(b.t, C.uintptr_t(h), C.uint64_t(off), C.uint64_t(n)))
+}
+
+func (b *backend) frHPointwise(dev int, a, bb, c uintptr, n uint64, zInv unsafe.Pointer) error {
+	return b.check(dev, C.t_fr_h_pointwise(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uintptr_t(c), C.uint64_t(n), zInv))
 }
 
 func cfgToC(cfg *NTTConfig) C.cuzk_ntt_cfg_t {

@@ -27,6 +27,10 @@ func (b *backend) nttHost(int, unsafe.Pointer, int, *NTTConfig) error { return E
 func (b *backend) frUpload(int, uintptr, uint64, unsafe.Pointer, uint64) error {
 	return ErrNotLoaded
 }
+func (b *backend) frZero(int, uintptr, uint64, uint64) error { return ErrNotLoaded }
+func (b *backend) frHPointwise(int, uintptr, uintptr, uintptr, uint64, unsafe.Pointer) error {
+	return ErrNotLoaded
+}
 func (b *backend) frDownload(int, uintptr, uint64, unsafe.Pointer, uint64) error {
 	return ErrNotLoaded
 }

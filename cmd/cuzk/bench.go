@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
@@ -28,6 +30,7 @@ func runBench(ctx context.Context, args []string) error {
 	workers := fs.Int("workers", 2, "device workers per device")
 	synthConc := fs.Int("synth", 0, "partitions synthesized at once (0: the engine's default)")
 	deviceFlag := fs.String("device", "auto", "where to prove: auto (GPU when available, else CPU), cpu, or gpu")
+	maxGPUs := fs.Int("gpus", 0, "use at most this many GPUs (0: all)")
 	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg")
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
 	if err := fs.Parse(args); err != nil {
@@ -39,6 +42,9 @@ func runBench(ctx context.Context, args []string) error {
 	devs, err := selectDevices(*deviceFlag)
 	if err != nil {
 		return err
+	}
+	if *maxGPUs > 0 && len(devs) > *maxGPUs {
+		devs = devs[:*maxGPUs]
 	}
 
 	// Setup: INSECURE development parameters for the benchmark circuit.
@@ -152,13 +158,24 @@ func runBench(ctx context.Context, args []string) error {
 		filepath.Join(*outDir, "bench.trace.json"), filepath.Join(*outDir, "bench.svg"))
 }
 
-// selectDevices returns the devices named by the --device flag.
+// selectDevices returns the devices named by the --device flag: every GPU for "gpu", every GPU
+// or else the CPU for "auto", the CPU for "cpu".
 func selectDevices(which string) ([]prover.Device, error) {
 	switch which {
-	case "auto", "cpu":
+	case "cpu":
+		return []prover.Device{prover.CPU()}, nil
+	case "auto", "gpu":
+		devs, err := gpu.ProverDevices()
+		if err == nil {
+			return devs, nil
+		}
+		if which == "gpu" || !(errors.Is(err, gpu.ErrNotLoaded) || errors.Is(err, gpu.ErrNoDevice)) {
+			return nil, err
+		}
+		fmt.Printf("no GPU (%v): proving on the CPU\n", err)
 		return []prover.Device{prover.CPU()}, nil
 	default:
-		return nil, fmt.Errorf("bench: unknown device %q (want auto, cpu or gpu)", which)
+		return nil, fmt.Errorf("unknown device %q (want auto, cpu or gpu)", which)
 	}
 }
 

@@ -23,6 +23,7 @@ func runProve(ctx context.Context, args []string) error {
 	partitions := fs.Int("partitions", 1, "number of partitions")
 	proofPath := fs.String("proof", "proof.bin", "output: the proof, partitions × 192 bytes")
 	inputsPath := fs.String("inputs-out", "inputs.json", "output: the public inputs as JSON")
+	deviceFlag := fs.String("device", "auto", "where to prove: auto (the first GPU when available, else CPU), cpu, or gpu")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -45,6 +46,11 @@ func runProve(ctx context.Context, args []string) error {
 	if err := prover.CheckParameters(params, shape); err != nil {
 		return fmt.Errorf("%s for circuit %s: %w", *paramsPath, cf.describe(), err)
 	}
+	devs, err := selectDevices(*deviceFlag)
+	if err != nil {
+		return err
+	}
+	dev := devs[0]
 	loaded := time.Since(start)
 	parts := make([]assemble.Part, *partitions)
 	inputs := make([][]fr.Element, *partitions)
@@ -57,7 +63,7 @@ func runProve(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("partition %d: %w", p, err)
 		}
-		proof, err := prover.ProvePartition(ctx, params, asg)
+		proof, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(dev))
 		if err != nil {
 			return fmt.Errorf("partition %d: %w", p, err)
 		}
@@ -76,7 +82,7 @@ func runProve(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("proved %d partitions of %s on %s: params %s, proving %s\n", *partitions, cf.describe(),
-		prover.CPU().Name(), loaded.Round(time.Millisecond), (time.Since(start) - loaded).Round(time.Millisecond))
+		dev.Name(), loaded.Round(time.Millisecond), (time.Since(start) - loaded).Round(time.Millisecond))
 	fmt.Printf("wrote %s (%d bytes) and %s\n", *proofPath, len(all), *inputsPath)
 	return nil
 }

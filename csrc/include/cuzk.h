@@ -36,7 +36,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 1
+#define CUZK_ABI_VERSION 2
 
 /* Error codes. */
 enum {
@@ -93,6 +93,14 @@ CUZK_API cuzk_error_t cuzk_fr_alloc(int32_t dev, uint64_t n, cuzk_fr_buf_t **out
 CUZK_API cuzk_error_t cuzk_fr_free(cuzk_fr_buf_t *buf);
 CUZK_API cuzk_error_t cuzk_fr_upload(cuzk_fr_buf_t *buf, uint64_t off, const void *src, uint64_t n);
 CUZK_API cuzk_error_t cuzk_fr_download(cuzk_fr_buf_t *buf, uint64_t off, void *dst, uint64_t n);
+
+/* Zero buf[off : off+n]. */
+CUZK_API cuzk_error_t cuzk_fr_zero(cuzk_fr_buf_t *buf, uint64_t off, uint64_t n);
+/* a[i] = (a[i]·b[i] − c[i])·z_inv for i < n, all on one device: the pointwise step of
+ * Groth16's quotient h = (a·b − c)/Z on a coset where Z is the constant 1/z_inv. z_inv is one
+ * fr.Element (Montgomery form) in host memory. */
+CUZK_API cuzk_error_t cuzk_fr_h_pointwise(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, const cuzk_fr_buf_t *c,
+                                          uint64_t n, const void *z_inv);
 
 /* NTT of size 2^log_n (1 ≤ log_n ≤ 28) in place on buf[off : off+2^log_n]. */
 CUZK_API cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t *buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t *cfg);

@@ -204,6 +204,15 @@ cuzk_error_t cuzk_fr_download(cuzk_fr_buf_t* buf, uint64_t off, void* dst, uint6
   });
 }
 
+cuzk_error_t cuzk_fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n) {
+  return guard("zero scalars", [&] { fr_zero(buf, off, n); });
+}
+
+cuzk_error_t cuzk_fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n,
+                                 const void* z_inv) {
+  return guard("h pointwise", [&] { fr_h_pointwise(a, b, c, n, z_inv); });
+}
+
 cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t* buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t* cfg) {
   return guard("ntt", [&] {
     require(cfg != nullptr, "cfg is NULL");

@@ -134,4 +134,6 @@ struct cuzk_bases {
 namespace cuzk {
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s);
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
+void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n);
+void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n, const void* z_inv);
 }  // namespace cuzk

@@ -1,0 +1,154 @@
+package gpu
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"testing"
+
+	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
+	"github.com/cuzk-go/cuzk/timeline"
+)
+
+// setupScalable compiles a scalable circuit of about 2^logN rows and makes INSECURE parameters.
+func setupScalable(tb testing.TB, logN, inputs int) (*circuits.Scalable, *synth.Shape, *prover.Parameters) {
+	tb.Helper()
+	c := &circuits.Scalable{Constraints: 1<<logN - inputs - 1, Inputs: inputs, Seed: 11}
+	shape, err := synth.Compile(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tw, err := prover.NewToxicWaste(rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	params, err := prover.InsecureSetup(shape, tw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, shape, params
+}
+
+// TestProverMatchesCPU proves the same partitions on the GPU and the CPU with the same r and s:
+// the proofs must be byte-identical and verify.
+func TestProverMatchesCPU(t *testing.T) {
+	d := testDevice(t)
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	sizes := []int{10, 12, 14, 16}
+	if !testing.Short() {
+		sizes = append(sizes, 18, 20)
+	}
+	ctx := context.Background()
+	for _, logN := range sizes {
+		t.Run(fmt.Sprintf("2^%d", logN), func(t *testing.T) {
+			c, shape, params := setupScalable(t, logN, 5)
+			pvk, err := prover.PrepareVerifyingKey(&params.VK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for part := 0; part < 2; part++ {
+				c.Partition = part
+				asg, err := synth.Synthesize(ctx, shape, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs, err := prover.NewRandomness()
+				if err != nil {
+					t.Fatal(err)
+				}
+				onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(pd), prover.WithRandomness(rs))
+				if err != nil {
+					t.Fatal(err)
+				}
+				onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, cp := onGPU.Bytes(), onCPU.Bytes()
+				if !bytes.Equal(g[:], cp[:]) {
+					t.Fatalf("partition %d: GPU proof differs from the CPU proof", part)
+				}
+				if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
+					t.Fatalf("partition %d: %v", part, err)
+				}
+			}
+			if err := pd.Evict(params); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestProverEngineWorkersInterlock runs the engine with two workers on each GPU over many
+// partitions: every proof verifies and no two device regions overlap on one device.
+func TestProverEngineWorkersInterlock(t *testing.T) {
+	testDevice(t)
+	devs, err := ProverDevices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, d := range devs {
+			d.(*ProverDevice).Close()
+		}
+	}()
+	logN, jobs, parts := 12, 2, 6
+	if !testing.Short() {
+		logN, jobs, parts = 16, 3, 10
+	}
+	c, shape, params := setupScalable(t, logN, 4)
+	var rec timeline.Recorder
+	eng, err := prover.NewEngine(prover.WithDevices(devs...), prover.WithWorkersPerDevice(2), prover.WithTimeline(&rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	handles := make([]*prover.Handle, jobs)
+	for j := range handles {
+		seed := uint64(100 + j)
+		handles[j], err = eng.Submit(ctx, &prover.Job{Params: params, Shape: shape, Partitions: parts,
+			Circuit: func(p int) (synth.Circuit, error) {
+				return &circuits.Scalable{Constraints: c.Constraints, Inputs: c.Inputs, Seed: seed, Partition: p}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	pvk, err := prover.PrepareVerifyingKey(&params.VK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, h := range handles {
+		res, err := h.Wait(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, proof := range res.Partitions {
+			in := (&circuits.Scalable{Constraints: c.Constraints, Inputs: c.Inputs, Seed: uint64(100 + j), Partition: p}).PublicInputs()
+			if err := prover.Verify(pvk, proof, in); err != nil {
+				t.Fatalf("job %d partition %d: %v", j, p, err)
+			}
+		}
+	}
+	if err := eng.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep := timeline.Analyze(rec.Events())
+	used := 0
+	for _, ds := range rep.Devices {
+		if ds.Overlaps != 0 {
+			t.Fatalf("device %d: %d overlapping device regions", ds.Device, ds.Overlaps)
+		}
+		if ds.Regions > 0 {
+			used++
+		}
+		t.Logf("device %d: %d regions, utilization %.3f, steady %.3f", ds.Device, ds.Regions, ds.Utilization, ds.SteadyUtilization)
+	}
+	if used != len(devs) {
+		t.Fatalf("partitions ran on %d of %d devices", used, len(devs))
+	}
+}

@@ -20,25 +20,34 @@ import (
 // point arrays (H, L, A, B_G1, B_G2: the SRS) are uploaded at the first partition that uses them
 // and stay resident until Evict or Close. Its lock is the Device's kernel-only lock.
 //
-// Per partition, Prepare gathers the MSM scalars by density on the CPU; Run, under the lock,
-// uploads A·w, B·w, C·w, computes h = (a·b − c)/Z with NTTs on the device (inverse NTT, coset
-// NTT, pointwise product over Z(g·ω^i) = g^m − 1, inverse coset NTT), runs the H MSM straight from
-// device memory and the A, B_G1, L and B_G2 MSMs; Finalize adds the r·δ, s·δ terms on the CPU.
+// Per partition, Prepare gathers the B scalars on the CPU and stages A·w, B·w, C·w, w and the B
+// scalars in device buffers of the partition's own (outside the lock, so the copies overlap the
+// kernels of the other worker); Run, under the lock, computes h = (a·b − c)/Z with NTTs on the
+// device (inverse NTT, coset NTT, pointwise product over Z(g·ω^i) = g^m − 1, inverse coset NTT)
+// and runs every MSM from device memory: H from h, L from w's aux part, A from w when every aux
+// variable is in A (else from the host), B_G1 and B_G2 from the staged B scalars. The 0/1
+// scalars that dominate Filecoin witnesses take the MSM's bitmap path. Finalize adds the r·δ, s·δ
+// terms on the CPU.
 type ProverDevice struct {
 	dev *Device
 
 	mu    sync.Mutex
 	srs   map[*prover.Parameters]*residentSRS
-	ws    *workspace // NTT buffers, reused by the partition that holds the lock
+	idle  []*workspace // device buffers of finished partitions, reused by the next ones
 	times Breakdown
 }
 
-// Breakdown sums the device time of the partitions a ProverDevice ran, by stage. Each call is
-// synchronous, so host-clock intervals around the calls are device time.
+// maxIdleWorkspaces bounds the idle workspaces kept for reuse: one per worker of the usual two.
+const maxIdleWorkspaces = 2
+
+// Breakdown sums the time of the partitions a ProverDevice ran, by stage. Each call is
+// synchronous, so host-clock intervals around the calls are device time. Upload happens in
+// Prepare, outside the kernel lock, where it overlaps another worker's kernels; every other stage
+// runs under the lock.
 type Breakdown struct {
 	Partitions int
-	SRSUpload  time.Duration // uploading parameters (once per parameter set)
-	Upload     time.Duration // A·w, B·w, C·w to the device, zero padding included
+	SRSUpload  time.Duration // uploading parameters (once per parameter set, under the lock)
+	Upload     time.Duration // staging A·w, B·w, C·w, w and the B scalars (in Prepare)
 	NTT        time.Duration // the seven NTTs of H
 	Pointwise  time.Duration // (a·b − c)/Z on the coset
 	MSMH       time.Duration
@@ -48,9 +57,9 @@ type Breakdown struct {
 	MSMB2      time.Duration
 }
 
-// Total returns the summed device time.
-func (b Breakdown) Total() time.Duration {
-	return b.SRSUpload + b.Upload + b.NTT + b.Pointwise + b.MSMH + b.MSMA + b.MSMB1 + b.MSML + b.MSMB2
+// Locked returns the time spent under the kernel lock, the SRS upload excepted.
+func (b Breakdown) Locked() time.Duration {
+	return b.NTT + b.Pointwise + b.MSMH + b.MSMA + b.MSMB1 + b.MSML + b.MSMB2
 }
 
 // Breakdown returns the device time spent so far, by stage.
@@ -113,7 +122,10 @@ func (p *ProverDevice) Lock(ctx context.Context) error { return p.dev.Lock(ctx) 
 // Unlock implements prover.Device.
 func (p *ProverDevice) Unlock() { p.dev.Unlock() }
 
-// Prepare implements prover.Device: it checks the parameters and gathers the MSM scalars.
+// Prepare implements prover.Device. On the CPU it checks the parameters and gathers the B
+// scalars; then it stages the partition on the device — A·w, B·w, C·w zero-padded to the domain,
+// the assignment w and the B scalars — in buffers of its own, so the copies run outside the
+// kernel lock, under another worker's kernels.
 func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, asg *synth.Assignment, rs prover.Randomness) (prover.Task, error) {
 	if err := prover.CheckParameters(params, asg.Shape); err != nil {
 		return nil, err
@@ -124,7 +136,39 @@ func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &proverTask{p: p, params: params, asg: asg, rs: rs, sc: prover.CompactScalars(asg)}, nil
+	shape := asg.Shape
+	t := &proverTask{p: p, params: params, asg: asg, rs: rs,
+		aFull: shape.ADensityAux.Count() == shape.NumAux}
+	t.sc.B = prover.ScalarsB(asg)
+	if !t.aFull {
+		t.sc.A = prover.ScalarsA(asg) // A's scalars are not w: MSM them from the host
+	}
+	dims := workspaceDims{m: max(shape.DomainSize(), 2), w: len(asg.W), b: len(t.sc.B)}
+	ws, err := p.takeWorkspace(dims)
+	if err != nil {
+		return nil, err
+	}
+	t.ws = ws
+	err = p.timed(func(b *Breakdown) *time.Duration { return &b.Upload }, func() error {
+		for i, ev := range [][]fr.Element{asg.A, asg.B, asg.C} {
+			buf := []*Scalars{ws.a, ws.b, ws.c}[i]
+			if err := buf.Upload(ctx, 0, ev); err != nil {
+				return err
+			}
+			if err := buf.Zero(ctx, len(ev), dims.m-len(ev)); err != nil {
+				return err
+			}
+		}
+		if err := ws.w.Upload(ctx, 0, asg.W); err != nil {
+			return err
+		}
+		return ws.bsc.Upload(ctx, 0, t.sc.B)
+	})
+	if err != nil {
+		t.Release()
+		return nil, fmt.Errorf("gpu: stage partition: %w", err)
+	}
+	return t, nil
 }
 
 // Evict frees the resident SRS of params on this device, if any.
@@ -139,19 +183,19 @@ func (p *ProverDevice) Evict(params *prover.Parameters) error {
 	return s.close()
 }
 
-// Close frees every resident SRS and the NTT buffers.
+// Close frees every resident SRS and the idle workspaces. Tasks still in flight free their own.
 func (p *ProverDevice) Close() error {
 	p.mu.Lock()
 	all := p.srs
 	p.srs = make(map[*prover.Parameters]*residentSRS)
-	ws := p.ws
-	p.ws = nil
+	idle := p.idle
+	p.idle = nil
 	p.mu.Unlock()
 	var errs []error
 	for _, s := range all {
 		errs = append(errs, s.close())
 	}
-	if ws != nil {
+	for _, ws := range idle {
 		errs = append(errs, ws.close())
 	}
 	return errors.Join(errs...)
@@ -226,47 +270,80 @@ func (p *ProverDevice) checkFits(params *prover.Parameters) error {
 	return nil
 }
 
-// workspace holds the three NTT buffers of a domain size.
+// workspaceDims are the sizes of a workspace's buffers.
+type workspaceDims struct {
+	m int // domain size: the a, b, c buffers
+	w int // the assignment w = inputs ‖ aux
+	b int // the B scalars
+}
+
+// workspace is one partition's staging on the device: a, b, c (then h in a), w and the B scalars.
 type workspace struct {
-	m       int
-	a, b, c *Scalars
+	dims       workspaceDims
+	a, b, c, w *Scalars
+	bsc        *Scalars // nil when there is no B scalar
 }
 
-func (w *workspace) close() error {
-	return errors.Join(w.a.Close(), w.b.Close(), w.c.Close())
-}
-
-// buffers returns NTT buffers for domain size m, reallocating when m changes. The caller holds
-// the device lock.
-func (p *ProverDevice) buffers(m int) (*workspace, error) {
-	p.mu.Lock()
-	ws := p.ws
-	p.mu.Unlock()
-	if ws != nil && ws.m == m {
-		return ws, nil
+func (ws *workspace) close() error {
+	var errs []error
+	for _, s := range []*Scalars{ws.a, ws.b, ws.c, ws.w, ws.bsc} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
 	}
+	return errors.Join(errs...)
+}
+
+// takeWorkspace returns an idle workspace of the given sizes or allocates one; idle workspaces of
+// other sizes are freed first, as the partitions now come in this size. Allocation fails with an
+// error matching ErrOutOfMemory when the device has no room.
+func (p *ProverDevice) takeWorkspace(dims workspaceDims) (*workspace, error) {
+	p.mu.Lock()
+	for i, ws := range p.idle {
+		if ws.dims == dims {
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			p.mu.Unlock()
+			return ws, nil
+		}
+	}
+	stale := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, ws := range stale {
+		ws.close()
+	}
+	ws := &workspace{dims: dims}
+	var err error
+	alloc := func(dst **Scalars, n int) {
+		if err == nil && n > 0 {
+			*dst, err = p.dev.AllocScalars(n)
+		}
+	}
+	alloc(&ws.a, dims.m)
+	alloc(&ws.b, dims.m)
+	alloc(&ws.c, dims.m)
+	alloc(&ws.w, dims.w)
+	alloc(&ws.bsc, dims.b)
+	if err != nil {
+		ws.close()
+		need := (3*uint64(dims.m) + uint64(dims.w) + uint64(dims.b)) * 32
+		return nil, fmt.Errorf("gpu: allocate %.2f GiB of partition buffers on device %d: %w",
+			float64(need)/(1<<30), p.dev.Index(), err)
+	}
+	return ws, nil
+}
+
+// putWorkspace keeps ws for reuse, or frees it when enough are idle.
+func (p *ProverDevice) putWorkspace(ws *workspace) {
+	p.mu.Lock()
+	if len(p.idle) < maxIdleWorkspaces {
+		p.idle = append(p.idle, ws)
+		ws = nil
+	}
+	p.mu.Unlock()
 	if ws != nil {
 		ws.close()
 	}
-	ws = &workspace{m: m}
-	var err error
-	for _, dst := range []**Scalars{&ws.a, &ws.b, &ws.c} {
-		if *dst, err = p.dev.AllocScalars(m); err != nil {
-			for _, s := range []*Scalars{ws.a, ws.b, ws.c} {
-				if s != nil {
-					s.Close()
-				}
-			}
-			p.mu.Lock()
-			p.ws = nil
-			p.mu.Unlock()
-			return nil, fmt.Errorf("gpu: allocate NTT buffers of 2^%d: %w", bits.TrailingZeros(uint(m)), err)
-		}
-	}
-	p.mu.Lock()
-	p.ws = ws
-	p.mu.Unlock()
-	return ws, nil
 }
 
 type proverTask struct {
@@ -275,6 +352,8 @@ type proverTask struct {
 	asg    *synth.Assignment
 	rs     prover.Randomness
 	sc     prover.PartitionScalars
+	ws     *workspace
+	aFull  bool // every aux variable is in A: A's scalars are w itself
 	res    prover.MSMResults
 }
 
@@ -288,35 +367,38 @@ func (t *proverTask) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m := t.asg.Shape.DomainSize()
-	if m < 2 {
-		m = 2
-	}
+	ws := t.ws
+	m := ws.dims.m
 	if err := t.computeH(ctx, m); err != nil {
 		return err
 	}
-	ws, _ := t.p.buffers(m)
+	nIn, nAux := t.asg.Shape.NumInputs, t.asg.Shape.NumAux
 	steps := []struct {
 		name  string
 		stage func(*Breakdown) *time.Duration
 		run   func() error
 	}{
-		{"h", func(b *Breakdown) *time.Duration { return &b.MSMH }, func() (err error) {
-			if srs.h == nil {
-				return nil
-			}
-			t.res.H, err = srs.h.MSMDevice(ctx, ws.a, 0, m-1)
-			return err
+		{"h", func(b *Breakdown) *time.Duration { return &b.MSMH }, func() error {
+			return msmDev1(ctx, &t.res.H, srs.h, ws.a, 0, m-1)
 		}},
-		{"a", func(b *Breakdown) *time.Duration { return &b.MSMA }, func() error { return msm1(ctx, &t.res.A, srs.a, t.sc.A) }},
-		{"b_g1", func(b *Breakdown) *time.Duration { return &b.MSMB1 }, func() error { return msm1(ctx, &t.res.B1, srs.b1, t.sc.B) }},
-		{"l", func(b *Breakdown) *time.Duration { return &b.MSML }, func() error { return msm1(ctx, &t.res.L, srs.l, t.sc.Aux) }},
+		{"a", func(b *Breakdown) *time.Duration { return &b.MSMA }, func() error {
+			if t.aFull {
+				return msmDev1(ctx, &t.res.A, srs.a, ws.w, 0, nIn+nAux)
+			}
+			return msmHost1(ctx, &t.res.A, srs.a, t.sc.A)
+		}},
+		{"b_g1", func(b *Breakdown) *time.Duration { return &b.MSMB1 }, func() error {
+			return msmDev1(ctx, &t.res.B1, srs.b1, ws.bsc, 0, ws.dims.b)
+		}},
+		{"l", func(b *Breakdown) *time.Duration { return &b.MSML }, func() error {
+			return msmDev1(ctx, &t.res.L, srs.l, ws.w, nIn, nAux)
+		}},
 		{"b_g2", func(b *Breakdown) *time.Duration { return &b.MSMB2 }, func() (err error) {
-			if srs.b2 == nil {
+			if srs.b2 == nil || ws.dims.b == 0 {
 				t.res.B2 = g2Infinity()
 				return nil
 			}
-			t.res.B2, err = srs.b2.MSM(ctx, t.sc.B)
+			t.res.B2, err = srs.b2.MSMDevice(ctx, ws.bsc, 0, ws.dims.b)
 			return err
 		}},
 	}
@@ -334,8 +416,19 @@ func (t *proverTask) Run(ctx context.Context) error {
 	return nil
 }
 
-// msm1 sets out = Σ scalars_i·bases_i, the identity when the section is empty.
-func msm1(ctx context.Context, out *bls12381.G1Jac, b *G1Bases, scalars []fr.Element) error {
+// msmDev1 sets out = Σ s[off+i]·bases_i for i < n, the identity when the section is empty.
+func msmDev1(ctx context.Context, out *bls12381.G1Jac, b *G1Bases, s *Scalars, off, n int) error {
+	if b == nil || n == 0 {
+		*out = g1Infinity()
+		return nil
+	}
+	r, err := b.MSMDevice(ctx, s, off, n)
+	*out = r
+	return err
+}
+
+// msmHost1 is msmDev1 with the scalars in host memory.
+func msmHost1(ctx context.Context, out *bls12381.G1Jac, b *G1Bases, scalars []fr.Element) error {
 	if b == nil || len(scalars) == 0 {
 		*out = g1Infinity()
 		return nil
@@ -357,31 +450,25 @@ func g2Infinity() (p bls12381.G2Jac) {
 	return p
 }
 
-// computeH leaves the m−1 coefficients of h in the workspace's a buffer, natural order.
+// computeH turns the staged evaluations of a, b, c into the m−1 coefficients of h, left in the
+// workspace's a buffer in natural order: per vector an inverse NTT (natural → bit-reversed) and a
+// coset NTT (bit-reversed → natural), the pointwise quotient, and an inverse coset NTT.
 func (t *proverTask) computeH(ctx context.Context, m int) error {
-	ws, err := t.p.buffers(m)
-	if err != nil {
-		return err
-	}
+	ws := t.ws
 	logM := bits.TrailingZeros(uint(m))
-	for i, ev := range [][]fr.Element{t.asg.A, t.asg.B, t.asg.C} {
-		buf := []*Scalars{ws.a, ws.b, ws.c}[i]
-		err := t.p.timed(func(b *Breakdown) *time.Duration { return &b.Upload }, func() error {
-			return uploadPadded(ctx, buf, ev, m)
-		})
-		if err != nil {
-			return err
-		}
-		// Evaluations over ⟨ω⟩ → coefficients (bit-reversed) → evaluations over g·⟨ω⟩ (natural).
-		err = t.p.timed(func(b *Breakdown) *time.Duration { return &b.NTT }, func() error {
+	err := t.p.timed(func(b *Breakdown) *time.Duration { return &b.NTT }, func() error {
+		for _, buf := range []*Scalars{ws.a, ws.b, ws.c} {
 			if err := buf.NTT(ctx, 0, logM, NTTConfig{Inverse: true, OutputBitReversed: true}); err != nil {
 				return err
 			}
-			return buf.NTT(ctx, 0, logM, NTTConfig{Coset: true, InputBitReversed: true})
-		})
-		if err != nil {
-			return err
+			if err := buf.NTT(ctx, 0, logM, NTTConfig{Coset: true, InputBitReversed: true}); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	err = t.p.timed(func(b *Breakdown) *time.Duration { return &b.Pointwise }, func() error {
 		return ws.a.HPointwise(ctx, ws.b, ws.c, m, zInverseOnCoset(m))
@@ -406,14 +493,6 @@ func zInverseOnCoset(m int) fr.Element {
 	return z
 }
 
-// uploadPadded writes v to buf[0:len(v)] and zeros to buf[len(v):m].
-func uploadPadded(ctx context.Context, buf *Scalars, v []fr.Element, m int) error {
-	if err := buf.Upload(ctx, 0, v); err != nil {
-		return err
-	}
-	return buf.Zero(ctx, len(v), m-len(v))
-}
-
 // Finalize implements prover.Task.
 func (t *proverTask) Finalize(ctx context.Context) (*prover.Proof, error) {
 	if err := ctx.Err(); err != nil {
@@ -422,5 +501,11 @@ func (t *proverTask) Finalize(ctx context.Context) (*prover.Proof, error) {
 	return prover.AssembleProof(&t.params.VK, &t.res, t.rs), nil
 }
 
-// Release implements prover.Task.
-func (t *proverTask) Release() { t.sc = prover.PartitionScalars{} }
+// Release implements prover.Task: the workspace goes back to the device's pool.
+func (t *proverTask) Release() {
+	t.sc = prover.PartitionScalars{}
+	if t.ws != nil {
+		t.p.putWorkspace(t.ws)
+		t.ws = nil
+	}
+}

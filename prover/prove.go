@@ -106,14 +106,24 @@ type PartitionScalars struct {
 
 // CompactScalars gathers the MSM scalars of asg as bellperson's prover does.
 func CompactScalars(asg *synth.Assignment) PartitionScalars {
+	return PartitionScalars{A: ScalarsA(asg), B: ScalarsB(asg), Aux: asg.Aux}
+}
+
+// ScalarsA returns the A query's scalars: the inputs, then the aux values a_aux marks.
+func ScalarsA(asg *synth.Assignment) []fr.Element {
 	s := asg.Shape
 	a := make([]fr.Element, 0, s.NumInputs+s.ADensityAux.Count())
 	a = append(a, asg.Inputs...)
-	a = appendDense(a, asg.Aux, s.ADensityAux)
+	return appendDense(a, asg.Aux, s.ADensityAux)
+}
+
+// ScalarsB returns the B queries' scalars: the inputs b_input marks, then the aux values b_aux
+// marks.
+func ScalarsB(asg *synth.Assignment) []fr.Element {
+	s := asg.Shape
 	b := make([]fr.Element, 0, s.BDensityInput.Count()+s.BDensityAux.Count())
 	b = appendDense(b, asg.Inputs, s.BDensityInput)
-	b = appendDense(b, asg.Aux, s.BDensityAux)
-	return PartitionScalars{A: a, B: b, Aux: asg.Aux}
+	return appendDense(b, asg.Aux, s.BDensityAux)
 }
 
 // MSMResults are the multi-scalar multiplications of one partition.

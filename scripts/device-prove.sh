@@ -38,7 +38,7 @@ if has bench; then
   grep -E "constraints, domain|SRS upload|^Benchmark|FAIL|panic" "$OUT/prove-bench.log"
 fi
 if has partition; then
-  CUZK_BENCH_PARTITION=1 "$ROOT/.gpu/gpu.test" -test.run '^$' -test.bench 'BenchmarkProvePartitionGPU/porep-partition' -test.benchtime 2x -test.v -test.timeout 20m >"$OUT/partition-bench.log" 2>&1 || status=1
+  CUZK_BENCH_PARTITION=1 "$ROOT/.gpu/gpu.test" -test.run '^$' -test.bench "BenchmarkProvePartitionGPU/porep-partition" -test.benchtime 2x -test.v -test.timeout 20m >"$OUT/partition-bench.log" 2>&1 || status=1
   grep -E "constraints, domain|SRS upload|^Benchmark|FAIL|panic|memory" "$OUT/partition-bench.log"
 fi
 cd "$ROOT" || exit 1

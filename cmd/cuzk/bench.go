@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,7 +23,7 @@ import (
 func runBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var cf circuitFlags
-	cf.register(fs, 1<<15-64)
+	cf.register(fs, 1<<16-64)
 	jobs := fs.Int("jobs", 3, "number of jobs (multi-partition proofs)")
 	partitions := fs.Int("partitions", 10, "partitions per job")
 	workers := fs.Int("workers", 2, "device workers per device")
@@ -49,15 +48,7 @@ func runBench(ctx context.Context, args []string) error {
 
 	// Setup: INSECURE development parameters for the benchmark circuit.
 	start := time.Now()
-	shape, err := cf.compile()
-	if err != nil {
-		return err
-	}
-	tw, err := prover.NewToxicWaste(rand.Reader)
-	if err != nil {
-		return err
-	}
-	params, err := prover.InsecureSetup(shape, tw)
+	shape, params, err := cf.insecureSetup()
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
 )
 
 func runSetup(ctx context.Context, args []string) error {
@@ -21,15 +22,7 @@ func runSetup(ctx context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	shape, err := cf.compile()
-	if err != nil {
-		return err
-	}
-	tw, err := prover.NewToxicWaste(rand.Reader)
-	if err != nil {
-		return err
-	}
-	params, err := prover.InsecureSetup(shape, tw)
+	shape, params, err := cf.insecureSetup()
 	if err != nil {
 		return err
 	}
@@ -52,6 +45,24 @@ func runSetup(ctx context.Context, args []string) error {
 	fmt.Printf("circuit %s: %d rows, domain 2^%d, %d aux\n", cf.describe(), shape.NumRows(), log2(shape.DomainSize()), shape.NumAux)
 	fmt.Printf("wrote %s and %s in %s\n", paramsPath, vkPath, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// insecureSetup compiles the circuit and generates INSECURE development parameters for it, the
+// toxic waste drawn from crypto/rand and dropped.
+func (c *circuitFlags) insecureSetup() (*synth.Shape, *prover.Parameters, error) {
+	shape, err := c.compile()
+	if err != nil {
+		return nil, nil, err
+	}
+	tw, err := prover.NewToxicWaste(rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	params, err := prover.InsecureSetup(shape, tw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return shape, params, nil
 }
 
 func log2(n int) int {

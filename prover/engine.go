@@ -96,6 +96,7 @@ type engineConfig struct {
 	queueDepth       int
 	hook             timeline.Hook
 	log              *slog.Logger
+	fallback         Device
 }
 
 // WithDevices sets the devices the engine proves on (default: CPU()). The index of a device in
@@ -167,6 +168,20 @@ func WithQueueDepth(n int) EngineOption {
 // is called concurrently from every worker, never with the engine's lock held.
 func WithTimeline(h timeline.Hook) EngineOption {
 	return func(c *engineConfig) error { c.hook = h; return nil }
+}
+
+// WithFallback makes a partition whose Prepare or device work fails (an error or a panic, not a
+// cancellation) be proved again on dev — typically CPU() — by the same worker, instead of failing
+// its job. The failure is logged; the retry is not a device region of the timeline (its
+// FINALIZE events carry "fallback" in their detail). Without it, the job fails.
+func WithFallback(dev Device) EngineOption {
+	return func(c *engineConfig) error {
+		if dev == nil {
+			return errors.New("prover: nil fallback device")
+		}
+		c.fallback = dev
+		return nil
+	}
 }
 
 // WithLogger sets the logger (default: discard). Jobs are logged at Debug, failures at Warn,
@@ -827,11 +842,14 @@ func (e *Engine) prove(d, w int, p *part) {
 	if err == nil {
 		err = ctx.Err()
 	}
+	prepFailed := err != nil
 	if err == nil {
 		err = e.safely(j, p.index, "lock device", func() error { return dev.Lock(ctx) })
 	}
 	if err != nil {
-		e.abandon(p, task, err)
+		if !prepFailed || !e.fallBack(d, w, p, task, err, pt) {
+			e.abandon(p, task, err)
+		}
 		return
 	}
 
@@ -845,6 +863,9 @@ func (e *Engine) prove(d, w int, p *part) {
 	e.emit(tEnd, timeline.GPUEnd, j, p.index, d, w, errDetail(err))
 	dev.Unlock()
 	pt.device = tEnd.Sub(tStart)
+	if err != nil && e.fallBack(d, w, p, task, err, pt) {
+		return
+	}
 
 	p.asg.ReleaseEvaluations()
 	e.mu.Lock()
@@ -882,8 +903,13 @@ func (e *Engine) prove(d, w int, p *part) {
 		return
 	}
 	e.releaseTask(p, task)
-	p.asg = nil
+	e.complete(p, proof, enc, pt)
+}
 
+// complete records a proved partition and releases the rest of its reservation.
+func (e *Engine) complete(p *part, proof *Proof, enc []byte, pt partTimes) {
+	j := p.job
+	p.asg = nil
 	e.mu.Lock()
 	e.releaseLocked(p, p.reserved)
 	e.onDevice--
@@ -900,6 +926,48 @@ func (e *Engine) prove(d, w int, p *part) {
 	if finish {
 		e.finishJob(j, false)
 	}
+}
+
+// fallBack proves partition p on the fallback device after its device failed with cause, and
+// reports whether it took the partition over (then p is completed or abandoned). It declines when
+// no fallback is configured or the job's context has ended.
+func (e *Engine) fallBack(d, w int, p *part, failed Task, cause error, pt partTimes) bool {
+	j := p.job
+	if e.cfg.fallback == nil || j.ctx.Err() != nil || p.asg == nil || p.asg.A == nil {
+		return false
+	}
+	e.releaseTask(p, failed)
+	e.log.Warn("device failed; proving the partition on the fallback device",
+		"job", j.id, "partition", p.index, "device", d, "fallback", e.cfg.fallback.Name(), "err", cause)
+	t0 := time.Now()
+	e.emit(t0, timeline.FinalizeStart, j, p.index, d, w, "fallback: "+errDetail(cause))
+	var proof *Proof
+	var enc []byte
+	err := e.safely(j, p.index, "fallback", func() error {
+		rs, err := e.randomness(j, p.index)
+		if err != nil {
+			return err
+		}
+		proof, err = ProvePartition(j.ctx, j.spec.Params, p.asg, WithDevice(e.cfg.fallback), WithRandomness(rs))
+		if err == nil {
+			b := proof.Bytes()
+			enc = b[:]
+		}
+		return err
+	})
+	t1 := time.Now()
+	e.emit(t1, timeline.FinalizeEnd, j, p.index, d, w, "fallback "+errDetail(err))
+	pt.finalize += t1.Sub(t0)
+	p.asg.ReleaseEvaluations()
+	e.mu.Lock()
+	e.releaseLocked(p, j.estEval)
+	e.mu.Unlock()
+	if err != nil {
+		e.abandon(p, nil, fmt.Errorf("%w (after device error: %v)", err, cause))
+		return true
+	}
+	e.complete(p, proof, enc, pt)
+	return true
 }
 
 // randomness returns partition i's r and s.

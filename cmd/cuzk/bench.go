@@ -30,6 +30,7 @@ func runBench(ctx context.Context, args []string) error {
 	synthConc := fs.Int("synth", 0, "partitions synthesized at once (0: the engine's default)")
 	deviceFlag := fs.String("device", "auto", "where to prove: auto (GPU when available, else CPU), cpu, or gpu")
 	maxGPUs := fs.Int("gpus", 0, "use at most this many GPUs (0: all)")
+	cpuFallback := fs.Bool("cpu-fallback", true, "prove a partition on the CPU when its GPU fails, instead of failing its job")
 	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg")
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
 	if err := fs.Parse(args); err != nil {
@@ -70,6 +71,9 @@ func runBench(ctx context.Context, args []string) error {
 		prover.WithDevices(devs...),
 		prover.WithWorkersPerDevice(*workers),
 		prover.WithTimeline(timeline.Multi(&rec, lines)),
+	}
+	if *cpuFallback && devs[0] != prover.CPU() {
+		opts = append(opts, prover.WithFallback(prover.CPU()))
 	}
 	if *synthConc > 0 {
 		opts = append(opts, prover.WithSynthesisConcurrency(*synthConc))

@@ -1,7 +1,9 @@
 package prover
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"crypto/rand"
 	mrand "math/rand/v2"
 	"testing"
@@ -154,4 +156,38 @@ func TestProveDeterministicWithRandomness(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, *p1, *p3, "fresh randomness must change the proof")
 	require.True(t, pairingHolds(t, &params.VK, p3, c.PublicInputs()))
+}
+
+// TestSetupProveVerifyAtScale runs InsecureSetup, ProvePartition and Verify at 2^12 to 2^14
+// rows, through a params file round trip, and checks a batch of the partitions' proofs.
+func TestSetupProveVerifyAtScale(t *testing.T) {
+	for _, logN := range []int{12, 13, 14} {
+		t.Run(fmt.Sprintf("2^%d", logN), func(t *testing.T) {
+			c := &circuits.Scalable{Constraints: 1<<logN - 9, Inputs: 8, Seed: mrand.Uint64()}
+			shape, params := setupFor(t, c)
+			require.Equal(t, 1<<logN, shape.DomainSize())
+			var buf bytes.Buffer
+			_, err := params.WriteTo(&buf)
+			require.NoError(t, err)
+			read, err := DecodeParameters(buf.Bytes(), Unchecked)
+			require.NoError(t, err)
+			pvk, err := PrepareVerifyingKey(&read.VK)
+			require.NoError(t, err)
+			var proofs []*Proof
+			var inputs [][]fr.Element
+			for part := 0; part < 3; part++ {
+				c.Partition = part
+				asg, err := synth.Synthesize(context.Background(), shape, c)
+				require.NoError(t, err)
+				proof, err := ProvePartition(context.Background(), read, asg)
+				require.NoError(t, err)
+				require.NoError(t, Verify(pvk, proof, c.PublicInputs()))
+				proofs = append(proofs, proof)
+				inputs = append(inputs, c.PublicInputs())
+			}
+			require.NoError(t, VerifyBatch(pvk, proofs, inputs))
+			inputs[1], inputs[2] = inputs[2], inputs[1]
+			require.ErrorIs(t, VerifyBatch(pvk, proofs, inputs), ErrInvalidProof)
+		})
+	}
 }

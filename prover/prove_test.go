@@ -3,8 +3,8 @@ package prover
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"crypto/rand"
+	"fmt"
 	mrand "math/rand/v2"
 	"testing"
 

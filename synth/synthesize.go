@@ -38,23 +38,28 @@ func Synthesize(ctx context.Context, shape *Shape, circuit Circuit) (*Assignment
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cs := newCS(modeWitness, shape.NumInputs, shape.NumAux)
+	// The witness is written straight into w = inputs ‖ aux: each part is a slice of w whose
+	// capacity ends where the next part starts, so a circuit that allocates more than its shape
+	// reallocates rather than overwrites (and is then refused below).
+	nIn, nAux := shape.NumInputs, shape.NumAux
+	if nIn < 1 {
+		return nil, fmt.Errorf("%w: shape has no ONE input", ErrShapeMismatch)
+	}
+	w := make([]fr.Element, nIn+nAux)
+	cs := &CS{mode: modeWitness, inputs: w[:1:nIn], aux: w[nIn : nIn : nIn+nAux]}
+	cs.inputs[0].SetOne()
 	if err := runCircuit(circuit, cs); err != nil {
 		return nil, fmt.Errorf("synthesize witness: %w", err)
 	}
-	if len(cs.inputs) != shape.NumInputs || len(cs.aux) != shape.NumAux || cs.n != shape.NumConstraints {
+	if len(cs.inputs) != nIn || len(cs.aux) != nAux || cs.n != shape.NumConstraints {
 		return nil, fmt.Errorf("%w: %d inputs, %d aux, %d constraints; shape has %d, %d, %d",
-			ErrShapeMismatch, len(cs.inputs), len(cs.aux), cs.n,
-			shape.NumInputs, shape.NumAux, shape.NumConstraints)
+			ErrShapeMismatch, len(cs.inputs), len(cs.aux), cs.n, nIn, nAux, shape.NumConstraints)
 	}
-	w := make([]fr.Element, shape.NumInputs+shape.NumAux)
-	copy(w, cs.inputs)
-	copy(w[shape.NumInputs:], cs.aux)
 	asg := &Assignment{
 		Shape:  shape,
 		W:      w,
-		Inputs: w[:shape.NumInputs:shape.NumInputs],
-		Aux:    w[shape.NumInputs:],
+		Inputs: w[:nIn:nIn],
+		Aux:    w[nIn:],
 	}
 	if err := asg.evaluate(ctx); err != nil {
 		return nil, err

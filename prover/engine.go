@@ -97,6 +97,7 @@ type engineConfig struct {
 	hook             timeline.Hook
 	log              *slog.Logger
 	fallback         Device
+	selfCheck        bool
 }
 
 // WithDevices sets the devices the engine proves on (default: CPU()). The index of a device in
@@ -169,6 +170,19 @@ func WithQueueDepth(n int) EngineOption {
 func WithTimeline(h timeline.Hook) EngineOption {
 	return func(c *engineConfig) error { c.hook = h; return nil }
 }
+
+// WithSelfCheck makes the engine verify every partition's proof against its public inputs before
+// accepting it (one pairing check, a few milliseconds), so that no wrong proof leaves the engine,
+// whatever went wrong on a device. A proof that fails fails its job with an error wrapping
+// ErrSelfCheck that names the partition. Parameters whose points are unrelated
+// (RandomParameters) never pass.
+func WithSelfCheck() EngineOption {
+	return func(c *engineConfig) error { c.selfCheck = true; return nil }
+}
+
+// ErrSelfCheck is wrapped by the error of a job whose proof failed the engine's own verification
+// (WithSelfCheck).
+var ErrSelfCheck = errors.New("prover: self-check: proof does not verify")
 
 // WithFallback makes a partition whose Prepare or device work fails (an error or a panic, not a
 // cancellation) be proved again on dev — typically CPU() — by the same worker, instead of failing
@@ -335,6 +349,11 @@ type job struct {
 	// partition fails. It is kept for the job's lifetime because device calls (Lock, Run) take
 	// it in whichever worker handles a partition.
 	ctx context.Context
+
+	// pvk is the prepared verifying key of the self-check, made once per job.
+	pvkOnce sync.Once
+	pvk     *PreparedVerifyingKey
+	pvkErr  error
 
 	// Guarded by Engine.mu.
 	pending    int // partitions not settled (proved, dropped or abandoned)
@@ -890,6 +909,9 @@ func (e *Engine) prove(d, w int, p *part) {
 			err = errors.New("device returned no proof")
 		}
 		if err == nil {
+			err = e.selfCheck(j, p, proof)
+		}
+		if err == nil {
 			b := proof.Bytes()
 			enc = b[:]
 		}
@@ -904,6 +926,21 @@ func (e *Engine) prove(d, w int, p *part) {
 	}
 	e.releaseTask(p, task)
 	e.complete(p, proof, enc, pt)
+}
+
+// selfCheck verifies proof against partition p's public inputs when WithSelfCheck is on.
+func (e *Engine) selfCheck(j *job, p *part, proof *Proof) error {
+	if !e.cfg.selfCheck {
+		return nil
+	}
+	j.pvkOnce.Do(func() { j.pvk, j.pvkErr = PrepareVerifyingKey(&j.spec.Params.VK) })
+	if j.pvkErr != nil {
+		return fmt.Errorf("%w: prepare verifying key: %v", ErrSelfCheck, j.pvkErr)
+	}
+	if err := Verify(j.pvk, proof, p.asg.PublicInputs()); err != nil {
+		return fmt.Errorf("%w: %v", ErrSelfCheck, err)
+	}
+	return nil
 }
 
 // complete records a proved partition and releases the rest of its reservation.
@@ -949,6 +986,9 @@ func (e *Engine) fallBack(d, w int, p *part, failed Task, cause error, pt partTi
 			return err
 		}
 		proof, err = ProvePartition(j.ctx, j.spec.Params, p.asg, WithDevice(e.cfg.fallback), WithRandomness(rs))
+		if err == nil {
+			err = e.selfCheck(j, p, proof)
+		}
 		if err == nil {
 			b := proof.Bytes()
 			enc = b[:]

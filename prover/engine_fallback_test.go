@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
 )
 
@@ -71,4 +73,38 @@ func TestEngineFallback(t *testing.T) {
 func TestEngineFallbackOption(t *testing.T) {
 	_, err := NewEngine(WithFallback(nil))
 	require.Error(t, err)
+}
+
+// TestEngineSelfCheck: with WithSelfCheck, a device that returns a wrong proof fails its job
+// with ErrSelfCheck, and correct proofs pass.
+func TestEngineSelfCheck(t *testing.T) {
+	ctx := testCtx(t)
+	liar := newSimDevice(0, time.Millisecond, 0) // its proofs are three generators: never valid
+
+	e := newTestEngine(t, WithDevices(liar), WithSelfCheck())
+	h, err := e.Submit(ctx, simJob(t, 1, 2, 0))
+	require.NoError(t, err)
+	_, err = h.Wait(ctx)
+	require.ErrorIs(t, err, ErrSelfCheck)
+	require.ErrorContains(t, err, "finalize")
+
+	shape, params := setupFor(t, &circuits.Scalable{Constraints: 40, Inputs: 2})
+	job := func() *Job {
+		return &Job{Params: params, Shape: shape, Partitions: 3, Circuit: func(i int) (synth.Circuit, error) {
+			return &circuits.Scalable{Constraints: 40, Inputs: 2, Seed: 5, Partition: i}, nil
+		}}
+	}
+	good := newTestEngine(t, WithDevices(NewCPUDevice()), WithSelfCheck())
+	h, err = good.Submit(ctx, job())
+	require.NoError(t, err)
+	_, err = h.Wait(ctx)
+	require.NoError(t, err)
+
+	// Finalize-time failures are not retried (the evaluations are gone), so the liar with a
+	// fallback still fails: the self-check guarantees no wrong proof, not a retry.
+	rescued := newTestEngine(t, WithDevices(liar), WithSelfCheck(), WithFallback(NewCPUDevice()))
+	h, err = rescued.Submit(ctx, job())
+	require.NoError(t, err)
+	_, err = h.Wait(ctx)
+	require.ErrorIs(t, err, ErrSelfCheck)
 }

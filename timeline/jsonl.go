@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sync"
 	"time"
 )
 
@@ -86,10 +85,8 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 // arrives. It is safe for concurrent use. After the first error it drops
 // further events; Err returns that error.
 type JSONWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
-	n   int
+	writerState
+	w io.Writer
 }
 
 // NewJSONWriter returns a JSONWriter writing to w.
@@ -112,20 +109,6 @@ func (jw *JSONWriter) Event(e Event) {
 		return
 	}
 	jw.n++
-}
-
-// Err returns the first encode or write error, or nil.
-func (jw *JSONWriter) Err() error {
-	jw.mu.Lock()
-	defer jw.mu.Unlock()
-	return jw.err
-}
-
-// Written returns the number of events written successfully.
-func (jw *JSONWriter) Written() int {
-	jw.mu.Lock()
-	defer jw.mu.Unlock()
-	return jw.n
 }
 
 // ParseJSONLines reads JSON Lines written by JSONWriter and returns the

@@ -287,11 +287,30 @@ func parseLines(r io.Reader, skipForeign bool) ([]Event, error) {
 // Wrap a slow writer in a bufio.Writer and call Flush yourself if Write calls
 // are expensive.
 type LineWriter struct {
-	mu  sync.Mutex
+	writerState
 	w   io.Writer
 	buf []byte
+}
+
+// writerState is the lock, first error and count the writers share.
+type writerState struct {
+	mu  sync.Mutex
 	err error
 	n   int
+}
+
+// Err returns the first encode or write error, or nil.
+func (s *writerState) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Written returns the number of events written successfully.
+func (s *writerState) Written() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
 }
 
 // NewLineWriter returns a LineWriter writing to w.
@@ -310,20 +329,6 @@ func (lw *LineWriter) Event(e Event) {
 		return
 	}
 	lw.n++
-}
-
-// Err returns the first write error, or nil.
-func (lw *LineWriter) Err() error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	return lw.err
-}
-
-// Written returns the number of events written successfully.
-func (lw *LineWriter) Written() int {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	return lw.n
 }
 
 // WriteLines writes events in the line format, one per line.

@@ -70,26 +70,36 @@ func isZero(b []byte) bool {
 	return acc == 0
 }
 
+// uncompressedFlags checks the flag bits of an uncompressed encoding of size bytes at the start
+// of b and reports whether it is the point at infinity (0x40 followed by zeros).
+func uncompressedFlags(b []byte, size int) (infinity bool, err error) {
+	if len(b) < size {
+		return false, errShort
+	}
+	flags := b[0] & flagMask
+	switch {
+	case flags&flagCompressed != 0:
+		return false, errCompressedFlag
+	case flags&flagSort != 0:
+		return false, errSortFlag
+	case flags&flagInfinity != 0:
+		if b[0]&^flagMask != 0 || !isZero(b[1:size]) {
+			return false, errInfinityBits
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
 // decodeG1Uncompressed sets p from the 96-byte uncompressed encoding x‖y in b. Infinity is
 // the byte 0x40 followed by zeros. It never panics: a short b returns errShort.
 func decodeG1Uncompressed(p *bls12381.G1Affine, b []byte, mode DecodeMode) error {
-	if len(b) < G1UncompressedSize {
-		return errShort
-	}
-	flags := b[0] & flagMask
-	if flags&flagCompressed != 0 {
-		return errCompressedFlag
-	}
-	if flags&flagSort != 0 {
-		return errSortFlag
-	}
-	if flags&flagInfinity != 0 {
-		if b[0]&^flagMask != 0 || !isZero(b[1:G1UncompressedSize]) {
-			return errInfinityBits
+	if inf, err := uncompressedFlags(b, G1UncompressedSize); err != nil || inf {
+		if inf {
+			p.X.SetZero()
+			p.Y.SetZero()
 		}
-		p.X.SetZero()
-		p.Y.SetZero()
-		return nil
+		return err
 	}
 	var xb [fp.Bytes]byte
 	copy(xb[:], b[:fp.Bytes])
@@ -114,23 +124,12 @@ func decodeG1Uncompressed(p *bls12381.G1Affine, b []byte, mode DecodeMode) error
 // decodeG2Uncompressed sets p from the 192-byte uncompressed encoding
 // x.c1‖x.c0‖y.c1‖y.c0 in b.
 func decodeG2Uncompressed(p *bls12381.G2Affine, b []byte, mode DecodeMode) error {
-	if len(b) < G2UncompressedSize {
-		return errShort
-	}
-	flags := b[0] & flagMask
-	if flags&flagCompressed != 0 {
-		return errCompressedFlag
-	}
-	if flags&flagSort != 0 {
-		return errSortFlag
-	}
-	if flags&flagInfinity != 0 {
-		if b[0]&^flagMask != 0 || !isZero(b[1:G2UncompressedSize]) {
-			return errInfinityBits
+	if inf, err := uncompressedFlags(b, G2UncompressedSize); err != nil || inf {
+		if inf {
+			p.X.SetZero()
+			p.Y.SetZero()
 		}
-		p.X.SetZero()
-		p.Y.SetZero()
-		return nil
+		return err
 	}
 	var xb [fp.Bytes]byte
 	copy(xb[:], b[:fp.Bytes])

@@ -51,10 +51,7 @@ func randomG1Points(rng *rand.Rand, n int) []bls12381.G1Affine {
 	_, _, g1, _ := bls12381.Generators()
 	var step bls12381.G1Affine
 	step.ScalarMultiplication(&g1, bigOf(randomScalar(rng)))
-	starts := make([]fr.Element, (n+randomRunLength-1)/randomRunLength)
-	for i := range starts {
-		starts[i] = *randomScalar(rng)
-	}
+	starts := runStarts(rng, n)
 	forEachRun(len(starts), func(r int) {
 		lo := r * randomRunLength
 		hi := min(lo+randomRunLength, n)
@@ -75,10 +72,7 @@ func randomG2Points(rng *rand.Rand, n int) []bls12381.G2Affine {
 	_, _, _, g2 := bls12381.Generators()
 	var step bls12381.G2Affine
 	step.ScalarMultiplication(&g2, bigOf(randomScalar(rng)))
-	starts := make([]fr.Element, (n+randomRunLength-1)/randomRunLength)
-	for i := range starts {
-		starts[i] = *randomScalar(rng)
-	}
+	starts := runStarts(rng, n)
 	forEachRun(len(starts), func(r int) {
 		lo := r * randomRunLength
 		hi := min(lo+randomRunLength, n)
@@ -92,6 +86,15 @@ func randomG2Points(rng *rand.Rand, n int) []bls12381.G2Affine {
 		}
 	})
 	return out
+}
+
+// runStarts draws the start scalar of each run of n points.
+func runStarts(rng *rand.Rand, n int) []fr.Element {
+	starts := make([]fr.Element, (n+randomRunLength-1)/randomRunLength)
+	for i := range starts {
+		starts[i] = *randomScalar(rng)
+	}
+	return starts
 }
 
 // forEachRun calls f(0…runs−1) from all cores.

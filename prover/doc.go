@@ -18,7 +18,10 @@
 //
 // Many jobs of many partitions, with synthesis overlapped with proving and the oldest job first:
 //
-//	eng, _ := prover.NewEngine(prover.WithDevices(devs...), prover.WithTimeline(hook))
+//	devs, _ := gpu.ProverDevices() // or []prover.Device{prover.CPU()}
+//	eng, _ := prover.NewEngine(prover.WithDevices(devs...), prover.WithTimeline(hook),
+//		prover.WithFallback(prover.CPU()), // a failing GPU does not fail the job
+//		prover.WithSelfCheck())            // every proof verified before it leaves the engine
 //	h, _ := eng.Submit(ctx, &prover.Job{Params: params, Shape: shape, Partitions: 10, Circuit: build})
 //	res, _ := h.Wait(ctx) // res.Proof is 10 × 192 bytes in partition order
 //	_ = eng.Close(ctx)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,4 +76,48 @@ func TestPoRepRoundTrip(t *testing.T) {
 	other[len(other)-1] = "4"
 	require.NoError(t, run(ctx, other))
 	require.ErrorContains(t, run(ctx, []string{"verify", "--vk", filepath.Join(dir, "circuit.vk"), "--proof", proof, "--inputs", inputs}), "partition 0")
+}
+
+// TestBenchAndTimeline runs the main job small on the CPU, then analyzes its TIMELINE log.
+func TestBenchAndTimeline(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	require.NoError(t, run(ctx, []string{"bench", "--device", "cpu", "--constraints", "200", "--inputs", "2",
+		"--jobs", "2", "--partitions", "3", "--out", dir}))
+	for _, f := range []string{"bench.timeline", "bench.trace.json", "bench.svg"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err, f)
+		require.Positive(t, st.Size(), f)
+	}
+	var trace map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "bench.trace.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &trace))
+	require.NotEmpty(t, trace["traceEvents"])
+
+	trace2 := filepath.Join(dir, "again.json")
+	require.NoError(t, run(ctx, []string{"timeline", "--trace", trace2, filepath.Join(dir, "bench.timeline")}))
+	_, err = os.Stat(trace2)
+	require.NoError(t, err)
+
+	empty := filepath.Join(dir, "empty.log")
+	require.NoError(t, os.WriteFile(empty, []byte("no timeline here\n"), 0o644))
+	require.ErrorContains(t, run(ctx, []string{"timeline", empty}), "no TIMELINE lines")
+	require.ErrorContains(t, run(ctx, []string{"bench", "--device", "tpu"}), "unknown device")
+}
+
+// TestProveRejectsCorruptParams: a truncated parameters file is refused with its section and
+// byte offset.
+func TestProveRejectsCorruptParams(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	require.NoError(t, run(ctx, []string{"setup", "--out", dir, "--constraints", "50"}))
+	path := filepath.Join(dir, "circuit.params")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b[:len(b)-100], 0o644))
+	err = run(ctx, []string{"prove", "--params", path, "--constraints", "50", "--device", "cpu",
+		"--proof", filepath.Join(dir, "p"), "--inputs-out", filepath.Join(dir, "i")})
+	require.ErrorContains(t, err, "b_g2")
+	require.ErrorContains(t, err, "offset")
 }

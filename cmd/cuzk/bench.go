@@ -55,6 +55,9 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("circuit %s: %d rows, domain 2^%d; INSECURE dev setup in %s\n",
 		cf.describe(), shape.NumRows(), log2(shape.DomainSize()), time.Since(start).Round(time.Millisecond))
+	est, estEval := prover.EstimatePartitionBytes(shape)
+	fmt.Printf("host memory per in-flight partition (engine estimate): %.1f MiB, of which A·w, B·w, C·w and FFT buffers %.1f MiB\n",
+		float64(est)/(1<<20), float64(estEval)/(1<<20))
 
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err

@@ -32,6 +32,17 @@ type CS struct {
 
 	shape *shapeBuilder // modeShape
 
+	// Parallel: the compiled layouts of the Parallel calls and the next one (modeWitness), and
+	// whether this system is running a branch.
+	layout       [][]branchLayout
+	nextParallel int
+	inBranch     bool
+	// bounded: a concurrent branch's slices are windows of the shared assignment and must not
+	// grow past their capacity (appending would read its siblings' ranges); overflow counts the
+	// variables it allocated beyond them, which make the branch fail.
+	bounded  bool
+	overflow int
+
 	// modeLocate: the namespace stack and the constraint looked for.
 	ns     []nsEntry
 	target int
@@ -45,12 +56,20 @@ type nsEntry struct {
 
 // AllocInput allocates a public input with the given value and returns its variable.
 func (cs *CS) AllocInput(value fr.Element) Variable {
+	if cs.bounded && len(cs.inputs) == cap(cs.inputs) {
+		cs.overflow++
+		return InputVariable(len(cs.inputs) + cs.overflow - 1)
+	}
 	cs.inputs = append(cs.inputs, value)
 	return InputVariable(len(cs.inputs) - 1)
 }
 
 // Alloc allocates an aux (private) variable with the given value and returns it.
 func (cs *CS) Alloc(value fr.Element) Variable {
+	if cs.bounded && len(cs.aux) == cap(cs.aux) {
+		cs.overflow++
+		return AuxVariable(len(cs.aux) + cs.overflow - 1)
+	}
 	cs.aux = append(cs.aux, value)
 	return AuxVariable(len(cs.aux) - 1)
 }

@@ -40,6 +40,9 @@ type Shape struct {
 	ADensityAux   *Density
 	BDensityInput *Density
 	BDensityAux   *Density
+
+	// parallel is the layout of each CS.Parallel call, in call order.
+	parallel [][]branchLayout
 }
 
 // NumRows returns the number of rows the prover evaluates: the circuit's constraints followed by
@@ -71,6 +74,7 @@ type shapeBuilder struct {
 	coeffs   []fr.Element
 	scratch  []Term
 	err      error
+	parallel [][]branchLayout // the layout of each Parallel call, in call order
 }
 
 func newShapeBuilder() *shapeBuilder {
@@ -174,6 +178,7 @@ func Compile(circuit Circuit) (*Shape, error) {
 		ADensityAux:    NewDensity(len(cs.aux)),
 		BDensityInput:  NewDensity(len(cs.inputs)),
 		BDensityAux:    NewDensity(len(cs.aux)),
+		parallel:       sb.parallel,
 	}
 	// Rewrite tagged variables as columns of w = inputs ‖ aux and mark the densities.
 	nIn := uint32(s.NumInputs)

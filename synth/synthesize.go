@@ -46,12 +46,12 @@ func Synthesize(ctx context.Context, shape *Shape, circuit Circuit) (*Assignment
 		return nil, fmt.Errorf("%w: shape has no ONE input", ErrShapeMismatch)
 	}
 	w := make([]fr.Element, nIn+nAux)
-	cs := &CS{mode: modeWitness, inputs: w[:1:nIn], aux: w[nIn : nIn : nIn+nAux]}
+	cs := &CS{mode: modeWitness, inputs: w[:1:nIn], aux: w[nIn : nIn : nIn+nAux], layout: shape.parallel}
 	cs.inputs[0].SetOne()
 	if err := runCircuit(circuit, cs); err != nil {
 		return nil, fmt.Errorf("synthesize witness: %w", err)
 	}
-	if len(cs.inputs) != nIn || len(cs.aux) != nAux || cs.n != shape.NumConstraints {
+	if len(cs.inputs) != nIn || len(cs.aux) != nAux || cs.n != shape.NumConstraints || cs.nextParallel != len(shape.parallel) {
 		return nil, fmt.Errorf("%w: %d inputs, %d aux, %d constraints; shape has %d, %d, %d",
 			ErrShapeMismatch, len(cs.inputs), len(cs.aux), cs.n, nIn, nAux, shape.NumConstraints)
 	}

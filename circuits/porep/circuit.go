@@ -71,16 +71,17 @@ func (c *Circuit) Synthesize(cs *synth.CS) error {
 	}
 	num.EnforceEqual(cs, commR, h)
 	cs.Pop()
-	w := &labelScratch{}
-	for i, ch := range c.challenges {
-		cs.PushIndex("challenge", i)
-		err := c.challenge(cs, w, ch, idBits, commD, commC, commRLast)
-		cs.Pop()
+	// Challenges are independent: Synthesize runs them concurrently.
+	return cs.Parallel(len(c.challenges), func(i int, sub *synth.CS) error {
+		ch := c.challenges[i]
+		sub.PushIndex("challenge", i)
+		err := c.challenge(sub, &labelScratch{}, ch, idBits, commD, commC, commRLast)
+		sub.Pop()
 		if err != nil {
 			return fmt.Errorf("challenge %d (node %d): %w", i, ch, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // labelScratch holds buffers reused across labels.

@@ -10,6 +10,9 @@
 //     recorded) and then evaluates A·w, B·w and C·w from the compiled shape in parallel on all
 //     cores. The result, an *Assignment, is everything the prover needs.
 //
+// Independent parts of a circuit (PoRep's challenges) can go through CS.Parallel: Compile records
+// where each branch's variables and constraints go, and Synthesize runs the branches concurrently.
+//
 // Following bellperson's ProvingAssignment, every input (ONE included) gets one extra constraint
 // input_i · 0 = 0 after the circuit's own constraints, so that the A query of every input is
 // non-zero; the evaluations in an Assignment include those rows.

@@ -101,10 +101,7 @@ func decodeG1Uncompressed(p *bls12381.G1Affine, b []byte, mode DecodeMode) error
 		}
 		return err
 	}
-	var xb [fp.Bytes]byte
-	copy(xb[:], b[:fp.Bytes])
-	xb[0] &^= flagMask
-	if err := readFp(&p.X, xb[:]); err != nil {
+	if err := readFlaggedFp(&p.X, b); err != nil {
 		return err
 	}
 	if err := readFp(&p.Y, b[fp.Bytes:2*fp.Bytes]); err != nil {
@@ -131,10 +128,7 @@ func decodeG2Uncompressed(p *bls12381.G2Affine, b []byte, mode DecodeMode) error
 		}
 		return err
 	}
-	var xb [fp.Bytes]byte
-	copy(xb[:], b[:fp.Bytes])
-	xb[0] &^= flagMask
-	if err := readFp(&p.X.A1, xb[:]); err != nil {
+	if err := readFlaggedFp(&p.X.A1, b); err != nil {
 		return err
 	}
 	if err := readFp(&p.X.A0, b[fp.Bytes:2*fp.Bytes]); err != nil {
@@ -161,32 +155,50 @@ var g1B = func() (b fp.Element) { b.SetUint64(4); return }()
 // g2B is the twist constant b' = 4(1+u) of E': y² = x³ + 4(1+u).
 var g2B = func() (b bls12381.E2) { b.A0.SetUint64(4); b.A1.SetUint64(4); return }()
 
+// compressedFlags checks the flag bits of a compressed encoding of size bytes at the start of b,
+// returns them and reports whether it is the point at infinity (0xc0 followed by zeros), which
+// only allowInfinity accepts.
+func compressedFlags(b []byte, size int, allowInfinity bool) (flags byte, infinity bool, err error) {
+	if len(b) < size {
+		return 0, false, errShort
+	}
+	flags = b[0] & flagMask
+	if flags&flagCompressed == 0 {
+		return 0, false, errCompressedFlag
+	}
+	if flags&flagInfinity != 0 {
+		if flags&flagSort != 0 || b[0]&^flagMask != 0 || !isZero(b[1:size]) {
+			return 0, false, errInfinityBits
+		}
+		if !allowInfinity {
+			return 0, false, errInfinity
+		}
+		return flags, true, nil
+	}
+	return flags, false, nil
+}
+
+// readFlaggedFp reads the first field element of b, whose top three bits hold the flags.
+func readFlaggedFp(z *fp.Element, b []byte) error {
+	var xb [fp.Bytes]byte
+	copy(xb[:], b[:fp.Bytes])
+	xb[0] &^= flagMask
+	return readFp(z, xb[:])
+}
+
 // decodeG1Compressed sets p from the 48-byte compressed encoding in b: x with flags, y
 // recovered as the square root selected by the sort flag. The point is on the curve by
 // construction; mode decides the subgroup check. allowInfinity=false rejects 0xc0‖0….
 func decodeG1Compressed(p *bls12381.G1Affine, b []byte, mode DecodeMode, allowInfinity bool) error {
-	if len(b) < G1CompressedSize {
-		return errShort
-	}
-	flags := b[0] & flagMask
-	if flags&flagCompressed == 0 {
-		return errCompressedFlag
-	}
-	if flags&flagInfinity != 0 {
-		if flags&flagSort != 0 || b[0]&^flagMask != 0 || !isZero(b[1:G1CompressedSize]) {
-			return errInfinityBits
+	flags, inf, err := compressedFlags(b, G1CompressedSize, allowInfinity)
+	if err != nil || inf {
+		if inf {
+			p.X.SetZero()
+			p.Y.SetZero()
 		}
-		if !allowInfinity {
-			return errInfinity
-		}
-		p.X.SetZero()
-		p.Y.SetZero()
-		return nil
+		return err
 	}
-	var xb [fp.Bytes]byte
-	copy(xb[:], b[:fp.Bytes])
-	xb[0] &^= flagMask
-	if err := readFp(&p.X, xb[:]); err != nil {
+	if err := readFlaggedFp(&p.X, b); err != nil {
 		return err
 	}
 	var y2, y fp.Element
@@ -206,28 +218,15 @@ func decodeG1Compressed(p *bls12381.G1Affine, b []byte, mode DecodeMode, allowIn
 
 // decodeG2Compressed sets p from the 96-byte compressed encoding x.c1‖x.c0 in b.
 func decodeG2Compressed(p *bls12381.G2Affine, b []byte, mode DecodeMode, allowInfinity bool) error {
-	if len(b) < G2CompressedSize {
-		return errShort
-	}
-	flags := b[0] & flagMask
-	if flags&flagCompressed == 0 {
-		return errCompressedFlag
-	}
-	if flags&flagInfinity != 0 {
-		if flags&flagSort != 0 || b[0]&^flagMask != 0 || !isZero(b[1:G2CompressedSize]) {
-			return errInfinityBits
+	flags, inf, err := compressedFlags(b, G2CompressedSize, allowInfinity)
+	if err != nil || inf {
+		if inf {
+			p.X.SetZero()
+			p.Y.SetZero()
 		}
-		if !allowInfinity {
-			return errInfinity
-		}
-		p.X.SetZero()
-		p.Y.SetZero()
-		return nil
+		return err
 	}
-	var xb [fp.Bytes]byte
-	copy(xb[:], b[:fp.Bytes])
-	xb[0] &^= flagMask
-	if err := readFp(&p.X.A1, xb[:]); err != nil {
+	if err := readFlaggedFp(&p.X.A1, b); err != nil {
 		return err
 	}
 	if err := readFp(&p.X.A0, b[fp.Bytes:2*fp.Bytes]); err != nil {

@@ -55,23 +55,20 @@ type nsEntry struct {
 }
 
 // AllocInput allocates a public input with the given value and returns its variable.
-func (cs *CS) AllocInput(value fr.Element) Variable {
-	if cs.bounded && len(cs.inputs) == cap(cs.inputs) {
-		cs.overflow++
-		return InputVariable(len(cs.inputs) + cs.overflow - 1)
-	}
-	cs.inputs = append(cs.inputs, value)
-	return InputVariable(len(cs.inputs) - 1)
-}
+func (cs *CS) AllocInput(value fr.Element) Variable { return InputVariable(cs.push(&cs.inputs, value)) }
 
 // Alloc allocates an aux (private) variable with the given value and returns it.
-func (cs *CS) Alloc(value fr.Element) Variable {
-	if cs.bounded && len(cs.aux) == cap(cs.aux) {
+func (cs *CS) Alloc(value fr.Element) Variable { return AuxVariable(cs.push(&cs.aux, value)) }
+
+// push appends value to *dst and returns its index. A bounded branch never grows past its
+// window: it counts the overflow instead and returns an index beyond it.
+func (cs *CS) push(dst *[]fr.Element, value fr.Element) int {
+	if cs.bounded && len(*dst) == cap(*dst) {
 		cs.overflow++
-		return AuxVariable(len(cs.aux) + cs.overflow - 1)
+		return len(*dst) + cs.overflow - 1
 	}
-	cs.aux = append(cs.aux, value)
-	return AuxVariable(len(cs.aux) - 1)
+	*dst = append(*dst, value)
+	return len(*dst) - 1
 }
 
 // Value returns the value assigned to v.

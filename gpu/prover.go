@@ -123,9 +123,9 @@ func (p *ProverDevice) Lock(ctx context.Context) error { return p.dev.Lock(ctx) 
 func (p *ProverDevice) Unlock() { p.dev.Unlock() }
 
 // Prepare implements prover.Device. On the CPU it checks the parameters and gathers the B
-// scalars; then it stages the partition on the device — A·w, B·w, C·w zero-padded to the domain,
-// the assignment w and the B scalars — in buffers of its own, so the copies run outside the
-// kernel lock, under another worker's kernels.
+// scalars (and A's, when A's aux density is not full); then it stages the partition on the
+// device — A·w, B·w, C·w zero-padded to the domain, the assignment w and those scalars — in
+// buffers of its own, so the copies run outside the kernel lock, under another worker's kernels.
 func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, asg *synth.Assignment, rs prover.Randomness) (prover.Task, error) {
 	if err := prover.CheckParameters(params, asg.Shape); err != nil {
 		return nil, err
@@ -139,11 +139,12 @@ func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, a
 	shape := asg.Shape
 	t := &proverTask{p: p, params: params, asg: asg, rs: rs,
 		aFull: shape.ADensityAux.Count() == shape.NumAux}
-	t.sc.B = prover.ScalarsB(asg)
+	// The scalars live on the host only until they are staged.
+	sc := prover.PartitionScalars{B: prover.ScalarsB(asg)}
 	if !t.aFull {
-		t.sc.A = prover.ScalarsA(asg) // A's scalars are not w: MSM them from the host
+		sc.A = prover.ScalarsA(asg) // w compacted by A's aux density
 	}
-	dims := workspaceDims{m: max(shape.DomainSize(), 2), w: len(asg.W), b: len(t.sc.B)}
+	dims := workspaceDims{m: max(shape.DomainSize(), 2), w: len(asg.W), a: len(sc.A), b: len(sc.B)}
 	ws, err := p.takeWorkspace(dims)
 	if err != nil {
 		return nil, err
@@ -162,7 +163,14 @@ func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, a
 		if err := ws.w.Upload(ctx, 0, asg.W); err != nil {
 			return err
 		}
-		return ws.bsc.Upload(ctx, 0, t.sc.B)
+		for i, sc := range [][]fr.Element{sc.A, sc.B} {
+			if buf := []*Scalars{ws.asc, ws.bsc}[i]; buf != nil {
+				if err := buf.Upload(ctx, 0, sc); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		t.Release()
@@ -274,19 +282,22 @@ func (p *ProverDevice) checkFits(params *prover.Parameters) error {
 type workspaceDims struct {
 	m int // domain size: the a, b, c buffers
 	w int // the assignment w = inputs ‖ aux
+	a int // A's compacted scalars (0 when A uses w)
 	b int // the B scalars
 }
 
-// workspace is one partition's staging on the device: a, b, c (then h in a), w and the B scalars.
+// workspace is one partition's staging on the device: a, b, c (then h in a), w, and the A and B
+// scalars.
 type workspace struct {
 	dims       workspaceDims
 	a, b, c, w *Scalars
+	asc        *Scalars // A's compacted scalars; nil when A's aux density is full (A uses w)
 	bsc        *Scalars // nil when there is no B scalar
 }
 
 func (ws *workspace) close() error {
 	var errs []error
-	for _, s := range []*Scalars{ws.a, ws.b, ws.c, ws.w, ws.bsc} {
+	for _, s := range []*Scalars{ws.a, ws.b, ws.c, ws.w, ws.asc, ws.bsc} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -323,10 +334,11 @@ func (p *ProverDevice) takeWorkspace(dims workspaceDims) (*workspace, error) {
 	alloc(&ws.b, dims.m)
 	alloc(&ws.c, dims.m)
 	alloc(&ws.w, dims.w)
+	alloc(&ws.asc, dims.a)
 	alloc(&ws.bsc, dims.b)
 	if err != nil {
 		ws.close()
-		need := (3*uint64(dims.m) + uint64(dims.w) + uint64(dims.b)) * 32
+		need := (3*uint64(dims.m) + uint64(dims.w) + uint64(dims.a) + uint64(dims.b)) * 32
 		return nil, fmt.Errorf("gpu: allocate %.2f GiB of partition buffers on device %d: %w",
 			float64(need)/(1<<30), p.dev.Index(), err)
 	}
@@ -351,7 +363,6 @@ type proverTask struct {
 	params *prover.Parameters
 	asg    *synth.Assignment
 	rs     prover.Randomness
-	sc     prover.PartitionScalars
 	ws     *workspace
 	aFull  bool // every aux variable is in A: A's scalars are w itself
 	res    prover.MSMResults
@@ -385,7 +396,7 @@ func (t *proverTask) Run(ctx context.Context) error {
 			if t.aFull {
 				return msmDev1(ctx, &t.res.A, srs.a, ws.w, 0, nIn+nAux)
 			}
-			return msmHost1(ctx, &t.res.A, srs.a, t.sc.A)
+			return msmDev1(ctx, &t.res.A, srs.a, ws.asc, 0, ws.dims.a)
 		}},
 		{"b_g1", func(b *Breakdown) *time.Duration { return &b.MSMB1 }, func() error {
 			return msmDev1(ctx, &t.res.B1, srs.b1, ws.bsc, 0, ws.dims.b)
@@ -423,17 +434,6 @@ func msmDev1(ctx context.Context, out *bls12381.G1Jac, b *G1Bases, s *Scalars, o
 		return nil
 	}
 	r, err := b.MSMDevice(ctx, s, off, n)
-	*out = r
-	return err
-}
-
-// msmHost1 is msmDev1 with the scalars in host memory.
-func msmHost1(ctx context.Context, out *bls12381.G1Jac, b *G1Bases, scalars []fr.Element) error {
-	if b == nil || len(scalars) == 0 {
-		*out = g1Infinity()
-		return nil
-	}
-	r, err := b.MSM(ctx, scalars)
 	*out = r
 	return err
 }
@@ -503,7 +503,6 @@ func (t *proverTask) Finalize(ctx context.Context) (*prover.Proof, error) {
 
 // Release implements prover.Task: the workspace goes back to the device's pool.
 func (t *proverTask) Release() {
-	t.sc = prover.PartitionScalars{}
 	if t.ws != nil {
 		t.p.putWorkspace(t.ws)
 		t.ws = nil

@@ -97,8 +97,18 @@ struct pow_table {
 constexpr int POW_BITS = 14;
 constexpr int NTT_MAX_LOG = 28;
 
-// ntt_tables holds, per device, powers of ω = ω_{2^28} and ω⁻¹ and the coset
-// powers of the shifts used so far.
+// ntt_twiddles are the powers of one root of unity (ω_{2^28} or its inverse):
+// pow for any exponent (two lookups and a product), and diag[x] = ω_{2^DIAG_BITS}^x
+// for x < 2^DIAG_BITS (one lookup; 8 MiB, resident in L2), which serves every
+// twiddle diagonal of a sub-transform of size ≤ 2^DIAG_BITS.
+constexpr int DIAG_BITS = 18;
+struct ntt_twiddles {
+  pow_table pow;
+  const fr_t* diag;
+};
+
+// The device context holds, per device, the twiddles of ω = ω_{2^28} and ω⁻¹
+// and the coset powers of the shifts used so far.
 struct coset_tables {
   fr_t shift;
   pow_table fwd, inv;
@@ -107,12 +117,12 @@ struct device_ctx {
   int dev;
   std::mutex mu;
   bool ntt_ready = false;
-  pow_table omega{}, omega_inv{};
+  ntt_twiddles omega{}, omega_inv{};
   std::vector<coset_tables> cosets;
   std::vector<void*> allocations;  // owned device tables, freed never (process lifetime)
 };
 device_ctx& ctx_for(int dev);
-void ntt_tables(device_ctx& c, pow_table* omega, pow_table* omega_inv);
+void ntt_tables(device_ctx& c, ntt_twiddles* omega, ntt_twiddles* omega_inv);
 coset_tables coset_for(device_ctx& c, const fr_t& shift);
 
 // Opaque handle types of the ABI.

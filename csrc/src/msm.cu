@@ -22,6 +22,24 @@ namespace cuzk {
 
 constexpr uint32_t SENTINEL = 0xffffffffu;
 
+// Point kernels run 128-thread blocks; msm_blocks<F> is the number of blocks
+// per SM each must fit, which caps its registers at 65536 / (128·blocks).
+// G1 fits 4 at its natural ≈ 122 registers; G2 (≈ 220 natural) is held to
+// CUZK_G2_BLOCKS, trading spills for occupancy.
+#ifndef CUZK_G2_BLOCKS
+#define CUZK_G2_BLOCKS 2
+#endif
+constexpr int MSM_THREADS = 128;
+template <class F>
+struct msm_blocks {
+  static constexpr int value = 4;
+};
+template <>
+struct msm_blocks<fp2_t> {
+  static constexpr int value = CUZK_G2_BLOCKS;
+};
+#define MSM_BOUNDS(F) __launch_bounds__(MSM_THREADS, msm_blocks<F>::value)
+
 // ---- loading points ------------------------------------------------------
 template <class F>
 __device__ __forceinline__ affine_t<F> load_affine(const affine_t<F>* p, uint32_t v) {
@@ -51,7 +69,7 @@ struct flag_is {
 
 // msm_sum_idx: out[t] = Σ P[idx[j]] for j in [tL, tL+L) ∩ [0, m).
 template <class F>
-__global__ void msm_sum_idx(const affine_t<F>* __restrict__ P, const uint32_t* __restrict__ idx, uint64_t m,
+__global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, const uint32_t* __restrict__ idx, uint64_t m,
                             uint32_t L, xyzz_t<F>* __restrict__ out, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
@@ -63,7 +81,7 @@ __global__ void msm_sum_idx(const affine_t<F>* __restrict__ P, const uint32_t* _
 
 // msm_sum_xyzz: out[t] = Σ in[j] for j in [tL, tL+L) ∩ [0, m).
 template <class F>
-__global__ void msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uint64_t m, uint32_t L, xyzz_t<F>* __restrict__ out,
+__global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uint64_t m, uint32_t L, xyzz_t<F>* __restrict__ out,
                              uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
@@ -170,7 +188,7 @@ __global__ void msm_split_count(const uint32_t* __restrict__ keys, uint64_t M, u
 }
 
 template <class F, bool AFF>
-__global__ void msm_split_emit(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
+__global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
                                const uint32_t* __restrict__ off, uint32_t* __restrict__ okeys,
                                xyzz_t<F>* __restrict__ opart, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -196,7 +214,7 @@ __global__ void msm_split_emit(const uint32_t* __restrict__ keys, src_t<F, AFF> 
 
 // msm_own: thread t sums every run that starts in [tL, tL+L) into bucket[key].
 template <class F, bool AFF>
-__global__ void msm_own(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
+__global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
                         xyzz_t<F>* __restrict__ buckets, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
@@ -218,7 +236,7 @@ __global__ void msm_own(const uint32_t* __restrict__ keys, src_t<F, AFF> src, ui
 // msm_window_segments: thread (w, g) handles buckets [g·S, (g+1)·S) of window
 // w and writes Σ_b (b+1)·B_b over its segment.
 template <class F>
-__global__ void msm_window_segments(const xyzz_t<F>* __restrict__ buckets, uint32_t nb, uint32_t S, uint32_t T,
+__global__ void MSM_BOUNDS(F) msm_window_segments(const xyzz_t<F>* __restrict__ buckets, uint32_t nb, uint32_t S, uint32_t T,
                                     uint32_t W, xyzz_t<F>* __restrict__ out) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (uint64_t)W * T) return;
@@ -277,7 +295,7 @@ static dbuf_t<xyzz_t<F>> sum_tree(dbuf_t<xyzz_t<F>> cur, uint64_t m, cudaStream_
   while (m > 1) {
     uint64_t nt = (m + L - 1) / L;
     dbuf_t<xyzz_t<F>> nxt(nt, s);
-    msm_sum_xyzz<F><<<blocks_for(nt, 128), 128, 0, s>>>(cur, m, L, nxt, nt);
+    msm_sum_xyzz<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(cur, m, L, nxt, nt);
     CUZK_LAUNCHED();
     cur = std::move(nxt);
     m = nt;
@@ -308,10 +326,10 @@ static void accumulate_buckets(const affine_t<F>* P, uint32_t* keys, uint32_t* v
     dbuf_t<xyzz_t<F>> npart(total, s);
     if (aff) {
       src_t<F, true> src{P, vals, nullptr};
-      msm_split_emit<F, true><<<blocks_for(nt, 128), 128, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
+      msm_split_emit<F, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
     } else {
       src_t<F, false> src{nullptr, nullptr, ppart.p};
-      msm_split_emit<F, false><<<blocks_for(nt, 128), 128, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
+      msm_split_emit<F, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
     }
     CUZK_LAUNCHED();
     pkeys = std::move(nkeys);
@@ -325,10 +343,10 @@ static void accumulate_buckets(const affine_t<F>* P, uint32_t* keys, uint32_t* v
   if (nt == 0) return;
   if (aff) {
     src_t<F, true> src{P, vals, nullptr};
-    msm_own<F, true><<<blocks_for(nt, 128), 128, 0, s>>>(K, src, M, L, buckets, nt);
+    msm_own<F, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
   } else {
     src_t<F, false> src{nullptr, nullptr, ppart.p};
-    msm_own<F, false><<<blocks_for(nt, 128), 128, 0, s>>>(K, src, M, L, buckets, nt);
+    msm_own<F, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
   }
   CUZK_LAUNCHED();
 }
@@ -368,7 +386,7 @@ static void msm_impl(const affine_t<F>* P, const fr_t* S, uint64_t n, F* out, cu
     const uint32_t L = 32;
     uint64_t nt = (n1 + L - 1) / L;
     dbuf_t<X> part(nt, s);
-    msm_sum_idx<F><<<blocks_for(nt, 128), 128, 0, s>>>(P, ones, n1, L, part, nt);
+    msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, ones, n1, L, part, nt);
     CUZK_LAUNCHED();
     ones_sum = sum_tree<F>(std::move(part), nt, s);
   }
@@ -429,7 +447,7 @@ static void msm_impl(const affine_t<F>* P, const fr_t* S, uint64_t n, F* out, cu
     if (S_ > nb) S_ = nb;
     uint32_t T = nb / S_;
     dbuf_t<X> seg((uint64_t)W * T, s);
-    msm_window_segments<F><<<blocks_for((uint64_t)W * T, 128), 128, 0, s>>>(buckets, nb, S_, T, W, seg);
+    msm_window_segments<F><<<blocks_for((uint64_t)W * T, MSM_THREADS), MSM_THREADS, 0, s>>>(buckets, nb, S_, T, W, seg);
     CUZK_LAUNCHED();
     // tree per window: T is a power of two
     dbuf_t<X> cur = std::move(seg);
@@ -438,7 +456,7 @@ static void msm_impl(const affine_t<F>* P, const fr_t* S, uint64_t n, F* out, cu
       uint32_t L = per < 16 ? per : 16;
       uint64_t nt = (uint64_t)W * (per / L);
       dbuf_t<X> nxt(nt, s);
-      msm_sum_xyzz<F><<<blocks_for(nt, 128), 128, 0, s>>>(cur, (uint64_t)W * per, L, nxt, nt);
+      msm_sum_xyzz<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(cur, (uint64_t)W * per, L, nxt, nt);
       CUZK_LAUNCHED();
       cur = std::move(nxt);
       per /= L;

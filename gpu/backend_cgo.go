@@ -23,6 +23,7 @@ typedef struct {
 	cuzk_error_t (*fr_download)(cuzk_fr_buf_t *, uint64_t, void *, uint64_t);
 	cuzk_error_t (*fr_zero)(cuzk_fr_buf_t *, uint64_t, uint64_t);
 	cuzk_error_t (*fr_h_pointwise)(cuzk_fr_buf_t *, const cuzk_fr_buf_t *, const cuzk_fr_buf_t *, uint64_t, const void *);
+	cuzk_error_t (*fr_compact)(cuzk_fr_buf_t *, uint64_t, const cuzk_fr_buf_t *, uint64_t, uint64_t, const uint64_t *, uint64_t *);
 	cuzk_error_t (*ntt_device)(cuzk_fr_buf_t *, uint64_t, uint32_t, const cuzk_ntt_cfg_t *);
 	cuzk_error_t (*ntt_host)(int32_t, void *, uint32_t, const cuzk_ntt_cfg_t *);
 	cuzk_error_t (*bases_upload)(int32_t, int32_t, const void *, uint64_t, cuzk_bases_t **);
@@ -64,6 +65,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(fr_download, "cuzk_fr_download");
 	SYM(fr_zero, "cuzk_fr_zero");
 	SYM(fr_h_pointwise, "cuzk_fr_h_pointwise");
+	SYM(fr_compact, "cuzk_fr_compact");
 	SYM(ntt_device, "cuzk_ntt_device");
 	SYM(ntt_host, "cuzk_ntt_host");
 	SYM(bases_upload, "cuzk_bases_upload");
@@ -97,6 +99,10 @@ static cuzk_error_t t_fr_zero(cuzk_table *t, uintptr_t b, uint64_t off, uint64_t
 }
 static cuzk_error_t t_fr_h_pointwise(cuzk_table *t, uintptr_t a, uintptr_t b, uintptr_t c, uint64_t n, const void *z) {
 	return t->fr_h_pointwise((cuzk_fr_buf_t *)a, (const cuzk_fr_buf_t *)b, (const cuzk_fr_buf_t *)c, n, z);
+}
+static cuzk_error_t t_fr_compact(cuzk_table *t, uintptr_t dst, uint64_t doff, uintptr_t src, uint64_t soff, uint64_t n,
+		const uint64_t *mask, uint64_t *selected) {
+	return t->fr_compact((cuzk_fr_buf_t *)dst, doff, (const cuzk_fr_buf_t *)src, soff, n, mask, selected);
 }
 static cuzk_error_t t_ntt_device(cuzk_table *t, uintptr_t b, uint64_t off, uint32_t logn, const cuzk_ntt_cfg_t *c) {
 	return t->ntt_device((cuzk_fr_buf_t *)b, off, logn, c);
@@ -220,6 +226,13 @@ func (b *backend) frZero(dev int, h uintptr, off, n uint64) error {
 
 func (b *backend) frHPointwise(dev int, a, bb, c uintptr, n uint64, zInv unsafe.Pointer) error {
 	return b.check(dev, C.t_fr_h_pointwise(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uintptr_t(c), C.uint64_t(n), zInv))
+}
+
+func (b *backend) frCompact(dev int, dst uintptr, dstOff uint64, src uintptr, srcOff, n uint64, mask *uint64) (uint64, error) {
+	var selected C.uint64_t
+	err := b.check(dev, C.t_fr_compact(b.t, C.uintptr_t(dst), C.uint64_t(dstOff), C.uintptr_t(src), C.uint64_t(srcOff),
+		C.uint64_t(n), (*C.uint64_t)(unsafe.Pointer(mask)), &selected))
+	return uint64(selected), err
 }
 
 func cfgToC(cfg *NTTConfig) C.cuzk_ntt_cfg_t {

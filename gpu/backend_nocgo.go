@@ -31,6 +31,9 @@ func (b *backend) frZero(int, uintptr, uint64, uint64) error { return ErrNotLoad
 func (b *backend) frHPointwise(int, uintptr, uintptr, uintptr, uint64, unsafe.Pointer) error {
 	return ErrNotLoaded
 }
+func (b *backend) frCompact(int, uintptr, uint64, uintptr, uint64, uint64, *uint64) (uint64, error) {
+	return 0, ErrNotLoaded
+}
 func (b *backend) frDownload(int, uintptr, uint64, unsafe.Pointer, uint64) error {
 	return ErrNotLoaded
 }

@@ -325,6 +325,76 @@ func makeScalars(seed uint64, n int, k scalarKind) []fr.Element {
 	return s
 }
 
+// TestCompactMatchesHost compacts random scalars by random bitmaps on the device and compares
+// with the host's gather; bits past n are set and must be ignored, and the destination is
+// poisoned to catch writes outside the compacted range.
+func TestCompactMatchesHost(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	ctx := context.Background()
+	const srcOff, dstOff = 5, 3
+	for _, n := range []int{1, 63, 64, 65, 1000, 100003} {
+		for _, p := range []float64{0, 0.01, 0.5, 0.997, 1} {
+			t.Run(fmt.Sprintf("n=%d/p=%v", n, p), func(t *testing.T) {
+				src := randScalars(rng.Uint64(), srcOff+n)
+				mask := make([]uint64, (n+63)/64)
+				var want []fr.Element
+				for i := range n {
+					if rng.Float64() < p {
+						mask[i/64] |= 1 << (i % 64)
+						want = append(want, src[srcOff+i])
+					}
+				}
+				if n%64 != 0 {
+					mask[len(mask)-1] |= ^uint64(0) << (n % 64) // past n: ignored
+				}
+				poison := randScalars(rng.Uint64(), dstOff+n+2)
+				sb, err := d.AllocScalars(len(src))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer sb.Close()
+				db, err := d.AllocScalars(len(poison))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				if err := sb.Upload(ctx, 0, src); err != nil {
+					t.Fatal(err)
+				}
+				if err := db.Upload(ctx, 0, poison); err != nil {
+					t.Fatal(err)
+				}
+				got, err := db.CompactFrom(ctx, dstOff, sb, srcOff, n, mask)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != len(want) {
+					t.Fatalf("compacted %d scalars, want %d", got, len(want))
+				}
+				out := make([]fr.Element, len(poison))
+				if err := db.Download(ctx, 0, out); err != nil {
+					t.Fatal(err)
+				}
+				for i := range out {
+					w := poison[i]
+					if i >= dstOff && i < dstOff+len(want) {
+						w = want[i-dstOff]
+					}
+					if out[i] != w {
+						t.Fatalf("element %d of the destination: got %v, want %v", i, out[i].String(), w.String())
+					}
+				}
+				if len(want) > 0 {
+					if _, err := db.CompactFrom(ctx, len(poison)-len(want)+1, sb, srcOff, n, mask); err == nil {
+						t.Fatal("compaction past the end of the destination succeeded")
+					}
+				}
+			})
+		}
+	}
+}
+
 func TestMSMG1MatchesGnark(t *testing.T) {
 	d := testDevice(t)
 	rng := newRand(t)

@@ -122,10 +122,10 @@ func (p *ProverDevice) Lock(ctx context.Context) error { return p.dev.Lock(ctx) 
 // Unlock implements prover.Device.
 func (p *ProverDevice) Unlock() { p.dev.Unlock() }
 
-// Prepare implements prover.Device. On the CPU it checks the parameters and gathers the B
-// scalars (and A's, when A's aux density is not full); then it stages the partition on the
-// device — A·w, B·w, C·w zero-padded to the domain, the assignment w and those scalars — in
-// buffers of its own, so the copies run outside the kernel lock, under another worker's kernels.
+// Prepare implements prover.Device. It checks the parameters, then stages the partition on the
+// device in buffers of its own — A·w, B·w, C·w zero-padded to the domain and the assignment w,
+// from which the B query's scalars (and A's, when A's aux density is not full) are compacted on
+// the device — so the copies run outside the kernel lock, under another worker's kernels.
 func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, asg *synth.Assignment, rs prover.Randomness) (prover.Task, error) {
 	if err := prover.CheckParameters(params, asg.Shape); err != nil {
 		return nil, err
@@ -139,12 +139,11 @@ func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, a
 	shape := asg.Shape
 	t := &proverTask{p: p, params: params, asg: asg, rs: rs,
 		aFull: shape.ADensityAux.Count() == shape.NumAux}
-	// The scalars live on the host only until they are staged.
-	sc := prover.PartitionScalars{B: prover.ScalarsB(asg)}
+	dims := workspaceDims{m: max(shape.DomainSize(), 2), w: len(asg.W),
+		b: shape.BDensityInput.Count() + shape.BDensityAux.Count()}
 	if !t.aFull {
-		sc.A = prover.ScalarsA(asg) // w compacted by A's aux density
+		dims.a = shape.NumInputs + shape.ADensityAux.Count()
 	}
-	dims := workspaceDims{m: max(shape.DomainSize(), 2), w: len(asg.W), a: len(sc.A), b: len(sc.B)}
 	ws, err := p.takeWorkspace(dims)
 	if err != nil {
 		return nil, err
@@ -163,11 +162,14 @@ func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, a
 		if err := ws.w.Upload(ctx, 0, asg.W); err != nil {
 			return err
 		}
-		for i, sc := range [][]fr.Element{sc.A, sc.B} {
-			if buf := []*Scalars{ws.asc, ws.bsc}[i]; buf != nil {
-				if err := buf.Upload(ctx, 0, sc); err != nil {
-					return err
-				}
+		if ws.asc != nil {
+			if err := compactQuery(ctx, ws.asc, ws.w, shape, nil, shape.ADensityAux); err != nil {
+				return fmt.Errorf("a query: %w", err)
+			}
+		}
+		if ws.bsc != nil {
+			if err := compactQuery(ctx, ws.bsc, ws.w, shape, shape.BDensityInput, shape.BDensityAux); err != nil {
+				return fmt.Errorf("b query: %w", err)
 			}
 		}
 		return nil
@@ -177,6 +179,34 @@ func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, a
 		return nil, fmt.Errorf("gpu: stage partition: %w", err)
 	}
 	return t, nil
+}
+
+// compactQuery fills dst, on the device, with a query's scalars as bellperson orders them: the
+// inputs that inputs marks (every input when inputs is nil), then the aux values that aux marks,
+// both taken from the staged assignment w = inputs ‖ aux.
+func compactQuery(ctx context.Context, dst, w *Scalars, shape *synth.Shape, inputs, aux *synth.Density) error {
+	nIn := shape.NumInputs
+	var inMask []uint64
+	if inputs != nil {
+		inMask = inputs.Words()
+	} else {
+		inMask = make([]uint64, (nIn+63)/64)
+		for i := range nIn {
+			inMask[i/64] |= 1 << (i % 64)
+		}
+	}
+	k, err := dst.CompactFrom(ctx, 0, w, 0, nIn, inMask)
+	if err != nil {
+		return err
+	}
+	k2, err := dst.CompactFrom(ctx, k, w, nIn, shape.NumAux, aux.Words())
+	if err != nil {
+		return err
+	}
+	if k+k2 != dst.Len() {
+		return fmt.Errorf("compacted %d scalars into a buffer of %d", k+k2, dst.Len())
+	}
+	return nil
 }
 
 // Evict frees the resident SRS of params on this device, if any.
@@ -282,7 +312,7 @@ func (p *ProverDevice) checkFits(params *prover.Parameters) error {
 type workspaceDims struct {
 	m int // domain size: the a, b, c buffers
 	w int // the assignment w = inputs ‖ aux
-	a int // A's compacted scalars (0 when A uses w)
+	a int // A's scalars, compacted from w on the device (0 when A uses w itself)
 	b int // the B scalars
 }
 
@@ -291,8 +321,8 @@ type workspaceDims struct {
 type workspace struct {
 	dims       workspaceDims
 	a, b, c, w *Scalars
-	asc        *Scalars // A's compacted scalars; nil when A's aux density is full (A uses w)
-	bsc        *Scalars // nil when there is no B scalar
+	asc        *Scalars // A's scalars; nil when A's aux density is full (A uses w)
+	bsc        *Scalars // B's scalars; nil when there is none
 }
 
 func (ws *workspace) close() error {

@@ -60,3 +60,43 @@ func (s *Scalars) HPointwise(ctx context.Context, b, c *Scalars, n int, zInv fr.
 	}
 	return nil
 }
+
+// CompactFrom sets s[off+r] = src[srcOff+i] for the r-th i < n whose bit is set in mask (bit i%64
+// of mask[i/64], bits ≥ n ignored), in order, on the device, and returns how many it wrote: the
+// density compaction of the assignment into a query's scalars, without a round trip through the
+// host.
+func (s *Scalars) CompactFrom(ctx context.Context, off int, src *Scalars, srcOff, n int, mask []uint64) (int, error) {
+	if s == src {
+		return 0, errors.New("gpu: compact: source and destination must be distinct buffers")
+	}
+	if s.dev != src.dev {
+		return 0, errors.New("gpu: compact: buffers on different devices")
+	}
+	if err := src.checkRange("compact", srcOff, n); err != nil {
+		return 0, err
+	}
+	if len(mask) < (n+63)/64 {
+		return 0, fmt.Errorf("gpu: compact: mask of %d words covers fewer than %d scalars", len(mask), n)
+	}
+	if err := s.checkRange("compact", off, 0); err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	for _, x := range []*Scalars{s, src} {
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		if x.h == 0 {
+			return 0, ErrClosed
+		}
+	}
+	got, err := s.dev.lib.b.frCompact(s.dev.index, s.h, uint64(off), src.h, uint64(srcOff), uint64(n), &mask[0])
+	if err != nil {
+		return 0, fmt.Errorf("gpu: compact %d scalars: %w", n, err)
+	}
+	return int(got), nil
+}

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # device-prove.sh runs the GPU prover's checks and benchmarks on a GPU machine (issue 5): it
 # builds libcuzk.so, runs the prover tests of ./gpu (GPU vs CPU proofs, engine interlock), the
-# per-partition benchmark with its device-time breakdown, and `cuzk bench` with 2 and 1 workers,
-# printing a short summary last. Run from the repository root:
+# per-partition benchmark with its device-time breakdown, and `cuzk bench` over a sweep of GPU and
+# worker counts, printing a short summary last. Run from the repository root:
 #
 #   (build machine)  CGO_ENABLED=1 go test -c -o .gpu/gpu.test ./gpu && go build -o .gpu/cuzk ./cmd/cuzk
 #   (GPU machine)    scripts/device-prove.sh
 #
 # Environment: OUT (log folder, default /tmp/cuzk-device); STEPS (default "test bench cli"; add
-# "partition" for the full PoRep-shaped partition with random parameters, "multi" for cuzk bench
-# on every GPU); CLI_ARGS (circuit flags for cuzk bench, default the PoRep-shaped 2^24 size);
+# "partition" for the full PoRep-shaped partition with random parameters); CLI_ARGS (circuit and
+# job flags for cuzk bench, default the PoRep-shaped 2^24 size, 3 jobs × 10 partitions); GPUS and
+# WORKERS (cuzk bench's lists, default 1 and "2,1": one setup, one run per combination);
 # SKIP_BUILD=1 uses an existing csrc/build/libcuzk.so.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/cuzk-device}
 STEPS=${STEPS:-"test bench cli"}
-CLI_ARGS=${CLI_ARGS:-"--circuit porep --porep-size 2^24 --jobs 3 --partitions 4"}
+CLI_ARGS=${CLI_ARGS:-"--circuit porep --porep-size 2^24 --jobs 3 --partitions 10"}
+GPUS=${GPUS:-1}
+WORKERS=${WORKERS:-2,1}
 mkdir -p "$OUT"
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 
@@ -43,16 +46,9 @@ if has partition; then
 fi
 cd "$ROOT" || exit 1
 if has cli; then
-  for w in 2 1; do
-    /usr/bin/time -v "$ROOT/.gpu/cuzk" bench --device gpu --gpus 1 --workers "$w" $CLI_ARGS --out "$OUT/bench-w$w" >"$OUT/bench-w$w.log" 2>"$OUT/bench-w$w.time" || status=1
-    echo "== cuzk bench, 1 GPU, $w workers"
-    grep -E "circuit|throughput|proofs \(|peak host RSS|utilization|gaps|gap causes|^\s+(synthesis|queue|preparation|lock wait|device|finalize) " "$OUT/bench-w$w.log"
-    grep -E "Maximum resident" "$OUT/bench-w$w.time"
-  done
-fi
-if has multi; then
-  "$ROOT/.gpu/cuzk" bench --device gpu --workers 2 $CLI_ARGS --out "$OUT/bench-multi" >"$OUT/bench-multi.log" 2>&1 || status=1
-  echo "== cuzk bench, every GPU, 2 workers each"
-  grep -E "engine|throughput|proofs \(|utilization|overlapping" "$OUT/bench-multi.log"
+  /usr/bin/time -v "$ROOT/.gpu/cuzk" bench --device gpu --gpus "$GPUS" --workers "$WORKERS" $CLI_ARGS --out "$OUT/bench" >"$OUT/bench.log" 2>"$OUT/bench.time" || status=1
+  echo "== cuzk bench --gpus $GPUS --workers $WORKERS $CLI_ARGS"
+  grep -E "circuit|== engine|throughput|proofs \(|peak host RSS|utilization|gaps|gap causes|overlapping|^\s+(synthesis|queue|preparation|lock wait|device|finalize) " "$OUT/bench.log"
+  grep -E "Maximum resident" "$OUT/bench.time"
 fi
 exit $status

@@ -26,12 +26,12 @@ func runBench(ctx context.Context, args []string) error {
 	cf.register(fs, 1<<16-64)
 	jobs := fs.Int("jobs", 3, "number of jobs (multi-partition proofs)")
 	partitions := fs.Int("partitions", 10, "partitions per job")
-	workers := fs.Int("workers", 2, "device workers per device")
+	workersFlag := fs.String("workers", "2", "device workers per device; a comma-separated list (2,1) runs one benchmark per value after a single setup")
 	synthConc := fs.Int("synth", 0, "partitions synthesized at once (0: the engine's default)")
 	deviceFlag := fs.String("device", "auto", "where to prove: auto (GPU when available, else CPU), cpu, or gpu")
-	maxGPUs := fs.Int("gpus", 0, "use at most this many GPUs (0: all)")
+	gpusFlag := fs.String("gpus", "0", "use at most this many GPUs (0: all); a list like --workers")
 	cpuFallback := fs.Bool("cpu-fallback", true, "prove a partition on the CPU when its GPU fails, instead of failing its job")
-	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg")
+	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg (one subdirectory per run when there are several)")
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -39,12 +39,17 @@ func runBench(ctx context.Context, args []string) error {
 	if *jobs < 1 || *partitions < 1 {
 		return fmt.Errorf("bench: --jobs and --partitions must be ≥ 1")
 	}
-	devs, err := selectDevices(*deviceFlag)
+	workers, err := parseCounts("workers", *workersFlag, 1)
 	if err != nil {
 		return err
 	}
-	if *maxGPUs > 0 && len(devs) > *maxGPUs {
-		devs = devs[:*maxGPUs]
+	gpus, err := parseCounts("gpus", *gpusFlag, 0)
+	if err != nil {
+		return err
+	}
+	all, err := selectDevices(*deviceFlag)
+	if err != nil {
+		return err
 	}
 
 	// Setup: INSECURE development parameters for the benchmark circuit.
@@ -59,10 +64,67 @@ func runBench(ctx context.Context, args []string) error {
 	fmt.Printf("host memory per in-flight partition (engine estimate): %.1f MiB, of which A·w, B·w, C·w and FFT buffers %.1f MiB\n",
 		float64(est)/(1<<20), float64(estEval)/(1<<20))
 
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+	several := len(workers)*len(gpus) > 1
+	for _, g := range gpus {
+		devs := all
+		if g > 0 && len(devs) > g {
+			devs = devs[:g]
+		}
+		for _, w := range workers {
+			run := benchRun{cf: &cf, shape: shape, params: params, devs: devs, workers: w, jobs: *jobs,
+				partitions: *partitions, synth: *synthConc, cpuFallback: *cpuFallback, out: *outDir, width: *width}
+			if several {
+				run.out = filepath.Join(*outDir, fmt.Sprintf("gpus%d-w%d", len(devs), w))
+			}
+			if err := run.do(ctx); err != nil {
+				return err
+			}
+			// The next run starts as this one did: parameters not yet on the devices.
+			for _, d := range devs {
+				if e, ok := d.(interface {
+					Evict(*prover.Parameters) error
+				}); ok {
+					if err := e.Evict(params); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// parseCounts reads a comma-separated list of integers ≥ min.
+func parseCounts(name, list string, min int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < min {
+			return nil, fmt.Errorf("bench: --%s: %q is not a list of integers ≥ %d", name, list, min)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// benchRun is one engine configuration of `cuzk bench`, run over the shared parameters.
+type benchRun struct {
+	cf                *circuitFlags
+	shape             *synth.Shape
+	params            *prover.Parameters
+	devs              []prover.Device
+	workers, jobs     int
+	partitions, synth int
+	cpuFallback       bool
+	out               string
+	width             int
+}
+
+func (b *benchRun) do(ctx context.Context) error {
+	if err := os.MkdirAll(b.out, 0o755); err != nil {
 		return err
 	}
-	logPath := filepath.Join(*outDir, "bench.timeline")
+	logPath := filepath.Join(b.out, "bench.timeline")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return err
@@ -71,33 +133,34 @@ func runBench(ctx context.Context, args []string) error {
 	var rec timeline.Recorder
 	lines := timeline.NewLineWriter(logFile)
 	opts := []prover.EngineOption{
-		prover.WithDevices(devs...),
-		prover.WithWorkersPerDevice(*workers),
+		prover.WithDevices(b.devs...),
+		prover.WithWorkersPerDevice(b.workers),
 		prover.WithTimeline(timeline.Multi(&rec, lines)),
 	}
-	if *cpuFallback && devs[0] != prover.CPU() {
+	if b.cpuFallback && b.devs[0] != prover.CPU() {
 		opts = append(opts, prover.WithFallback(prover.CPU()))
 	}
-	if *synthConc > 0 {
-		opts = append(opts, prover.WithSynthesisConcurrency(*synthConc))
+	if b.synth > 0 {
+		opts = append(opts, prover.WithSynthesisConcurrency(b.synth))
 	}
 	eng, err := prover.NewEngine(opts...)
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(devs))
-	for i, d := range devs {
+	names := make([]string, len(b.devs))
+	for i, d := range b.devs {
 		names[i] = d.Name()
 	}
-	fmt.Printf("engine: %s, %d workers per device, %d jobs × %d partitions\n",
-		strings.Join(names, ", "), *workers, *jobs, *partitions)
+	fmt.Printf("\n== engine: %s, %d workers per device, %d jobs × %d partitions\n",
+		strings.Join(names, ", "), b.workers, b.jobs, b.partitions)
+	resetPeakRSS()
 
 	benchStart := time.Now()
-	handles := make([]*prover.Handle, *jobs)
-	inputs := make([][][]fr.Element, *jobs)
+	handles := make([]*prover.Handle, b.jobs)
+	inputs := make([][][]fr.Element, b.jobs)
 	for j := range handles {
-		jf := cf.withSeed(cf.seed + uint64(j)*1_000_003)
-		inputs[j] = make([][]fr.Element, *partitions)
+		jf := b.cf.withSeed(b.cf.seed + uint64(j)*1_000_003)
+		inputs[j] = make([][]fr.Element, b.partitions)
 		for p := range inputs[j] {
 			_, in, err := jf.instance(p)
 			if err != nil {
@@ -106,9 +169,9 @@ func runBench(ctx context.Context, args []string) error {
 			inputs[j][p] = in
 		}
 		handles[j], err = eng.Submit(ctx, &prover.Job{
-			Params:     params,
-			Shape:      shape,
-			Partitions: *partitions,
+			Params:     b.params,
+			Shape:      b.shape,
+			Partitions: b.partitions,
 			Circuit: func(p int) (synth.Circuit, error) {
 				c, _, err := jf.instance(p)
 				return c, err
@@ -118,7 +181,7 @@ func runBench(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	results := make([]*prover.Result, *jobs)
+	results := make([]*prover.Result, b.jobs)
 	for j, h := range handles {
 		if results[j], err = h.Wait(ctx); err != nil {
 			eng.Close(context.Background())
@@ -134,7 +197,7 @@ func runBench(ctx context.Context, args []string) error {
 	}
 
 	// Every proof must verify: a fast wrong prover is no prover.
-	pvk, err := prover.PrepareVerifyingKey(&params.VK)
+	pvk, err := prover.PrepareVerifyingKey(&b.params.VK)
 	if err != nil {
 		return err
 	}
@@ -144,16 +207,16 @@ func runBench(ctx context.Context, args []string) error {
 		}
 	}
 
-	total := *jobs * *partitions
-	fmt.Printf("\n%d proofs (%d partitions) in %s, all verified\n", *jobs, total, elapsed.Round(time.Millisecond))
+	total := b.jobs * b.partitions
+	fmt.Printf("\n%d proofs (%d partitions) in %s, all verified\n", b.jobs, total, elapsed.Round(time.Millisecond))
 	fmt.Printf("throughput: %.3f s/proof, %.2f proofs/min, %.3f s/partition\n",
-		elapsed.Seconds()/float64(*jobs), float64(*jobs)/elapsed.Minutes(), elapsed.Seconds()/float64(total))
+		elapsed.Seconds()/float64(b.jobs), float64(b.jobs)/elapsed.Minutes(), elapsed.Seconds()/float64(total))
 	if rss, ok := peakRSS(); ok {
 		fmt.Printf("peak host RSS: %.2f GiB\n", float64(rss)/(1<<30))
 	}
 	fmt.Println()
-	return reportTimeline(rec.Events(), *width, false,
-		filepath.Join(*outDir, "bench.trace.json"), filepath.Join(*outDir, "bench.svg"))
+	return reportTimeline(rec.Events(), b.width, false,
+		filepath.Join(b.out, "bench.trace.json"), filepath.Join(b.out, "bench.svg"))
 }
 
 // selectDevices returns the devices named by the --device flag: every GPU for "gpu", every GPU
@@ -174,6 +237,14 @@ func selectDevices(which string) ([]prover.Device, error) {
 		return []prover.Device{prover.CPU()}, nil
 	default:
 		return nil, fmt.Errorf("unknown device %q (want auto, cpu or gpu)", which)
+	}
+}
+
+// resetPeakRSS starts a new peak for peakRSS (Linux: 5 written to /proc/self/clear_refs), so that
+// each run of a sweep reports its own; elsewhere it does nothing.
+func resetPeakRSS() {
+	if runtime.GOOS == "linux" {
+		_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 	}
 }
 

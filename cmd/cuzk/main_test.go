@@ -106,6 +106,21 @@ func TestBenchAndTimeline(t *testing.T) {
 	require.ErrorContains(t, run(ctx, []string{"bench", "--device", "tpu"}), "unknown device")
 }
 
+// TestBenchSweep runs two worker counts over one setup: each run gets its own directory.
+func TestBenchSweep(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	require.NoError(t, run(ctx, []string{"bench", "--device", "cpu", "--constraints", "100", "--inputs", "1",
+		"--jobs", "1", "--partitions", "2", "--workers", "2,1", "--out", dir}))
+	for _, sub := range []string{"gpus1-w2", "gpus1-w1"} {
+		st, err := os.Stat(filepath.Join(dir, sub, "bench.timeline"))
+		require.NoError(t, err, sub)
+		require.Positive(t, st.Size(), sub)
+	}
+	require.ErrorContains(t, run(ctx, []string{"bench", "--device", "cpu", "--workers", "2,x"}), "--workers")
+	require.ErrorContains(t, run(ctx, []string{"bench", "--device", "cpu", "--workers", "0"}), "--workers")
+}
+
 // TestProveRejectsCorruptParams: a truncated parameters file is refused with its section and
 // byte offset.
 func TestProveRejectsCorruptParams(t *testing.T) {

@@ -36,7 +36,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 2
+#define CUZK_ABI_VERSION 3
 
 /* Error codes. */
 enum {
@@ -101,6 +101,11 @@ CUZK_API cuzk_error_t cuzk_fr_zero(cuzk_fr_buf_t *buf, uint64_t off, uint64_t n)
  * fr.Element (Montgomery form) in host memory. */
 CUZK_API cuzk_error_t cuzk_fr_h_pointwise(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, const cuzk_fr_buf_t *c,
                                           uint64_t n, const void *z_inv);
+/* Compaction by a bitmap: dst[dst_off + r] = src[src_off + i] for the r-th i < n whose bit is
+ * set in mask (bit i%64 of mask[i/64]; (n+63)/64 words in host memory, bits ≥ n ignored), in
+ * order. *selected receives the count. dst and src are distinct buffers on one device. */
+CUZK_API cuzk_error_t cuzk_fr_compact(cuzk_fr_buf_t *dst, uint64_t dst_off, const cuzk_fr_buf_t *src,
+                                      uint64_t src_off, uint64_t n, const uint64_t *mask, uint64_t *selected);
 
 /* NTT of size 2^log_n (1 ≤ log_n ≤ 28) in place on buf[off : off+2^log_n]. */
 CUZK_API cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t *buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t *cfg);

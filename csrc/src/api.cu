@@ -188,8 +188,7 @@ cuzk_error_t cuzk_fr_upload(cuzk_fr_buf_t* buf, uint64_t off, const void* src, u
     require(src != nullptr || n == 0, "src is NULL");
     set_device(buf->dev);
     stream_t s;
-    CUZK_CUDA(cudaMemcpyAsync(buf->p + off, src, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
-    s.sync();
+    upload_pageable(buf->p + off, src, n * sizeof(fr_t), s);
   });
 }
 
@@ -206,6 +205,11 @@ cuzk_error_t cuzk_fr_download(cuzk_fr_buf_t* buf, uint64_t off, void* dst, uint6
 
 cuzk_error_t cuzk_fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n) {
   return guard("zero scalars", [&] { fr_zero(buf, off, n); });
+}
+
+cuzk_error_t cuzk_fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* src, uint64_t src_off,
+                             uint64_t n, const uint64_t* mask, uint64_t* selected) {
+  return guard("compact scalars", [&] { *selected = fr_compact(dst, dst_off, src, src_off, n, mask); });
 }
 
 cuzk_error_t cuzk_fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n,
@@ -251,12 +255,12 @@ cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void* points, u
     size_t sz = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
     void* p = nullptr;
     CUZK_CUDA(cudaMalloc(&p, n * sz));
-    stream_t s;
-    cudaError_t e = cudaMemcpyAsync(p, points, n * sz, cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) {
+    try {
+      stream_t s;
+      upload_pageable(p, points, n * sz, s);
+    } catch (...) {
       cudaFree(p);
-      throw_cuda(e, "cudaMemcpyAsync", __FILE__, __LINE__);
+      throw;
     }
     *out = new cuzk_bases{dev, group, n, p};
   });
@@ -280,7 +284,7 @@ cuzk_error_t cuzk_msm_host(cuzk_bases_t* b, const void* scalars, uint64_t n, voi
     set_device(b->dev);
     stream_t s;
     dbuf_t<fr_t> d(n, s);
-    CUZK_CUDA(cudaMemcpyAsync(d.p, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+    upload_pageable(d.p, scalars, n * sizeof(fr_t), s);
     msm_run(b, d.p, n, out, s);
   });
 }

@@ -145,5 +145,9 @@ namespace cuzk {
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s);
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
 void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n);
+// upload_pageable copies bytes from pageable host memory to the device and waits for the copy.
+void upload_pageable(void* dst, const void* src, size_t bytes, cudaStream_t s);
+uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* src, uint64_t src_off, uint64_t n,
+                    const uint64_t* mask);
 void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n, const void* z_inv);
 }  // namespace cuzk

@@ -1,5 +1,8 @@
-// Kernels of the Groth16 prover that are not NTT or MSM: zeroing a scalar range and the
-// pointwise step of the quotient h = (a·b − c)/Z on the coset.
+// Kernels of the Groth16 prover that are not NTT or MSM: zeroing a scalar range, the
+// pointwise step of the quotient h = (a·b − c)/Z on the coset, and compaction of the
+// assignment by a density bitmap (the A and B queries' scalars).
+#include <cub/cub.cuh>
+
 #include "common.cuh"
 
 namespace cuzk {
@@ -27,6 +30,61 @@ void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n) {
   stream_t s;
   CUZK_CUDA(cudaMemsetAsync(buf->p + off, 0, n * sizeof(fr_t), s));
   s.sync();
+}
+
+// compact_gather writes src[i] to dst[starts[i/64] + rank of bit i within its word] for the
+// marked i < n.
+__global__ void compact_gather(const fr_t* __restrict__ src, const uint64_t* __restrict__ mask,
+                               const uint32_t* __restrict__ starts, uint64_t n, fr_t* __restrict__ dst) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  uint64_t word = mask[i >> 6];
+  uint32_t bit = i & 63;
+  if (!((word >> bit) & 1)) return;
+  dst[starts[i >> 6] + __popcll(word & ((1ull << bit) - 1))] = src[i];
+}
+
+__global__ void mask_popcounts(const uint64_t* __restrict__ mask, uint64_t words, uint32_t* __restrict__ counts) {
+  uint64_t w = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (w < words) counts[w] = __popcll(mask[w]);
+}
+
+uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* src, uint64_t src_off, uint64_t n,
+                    const uint64_t* mask) {
+  require(dst != nullptr && src != nullptr, "dst or src is NULL");
+  require(dst != src, "dst and src must be distinct buffers");
+  require(dst->dev == src->dev, "dst and src must be on one device");
+  require(mask != nullptr || n == 0, "mask is NULL");
+  require(n < (1ull << 32), "compact: n must be below 2^32, got " + std::to_string(n));
+  require(src_off <= src->n && n <= src->n - src_off,
+          "source range [" + std::to_string(src_off) + ", " + std::to_string(src_off + n) + ") exceeds buffer of " +
+              std::to_string(src->n) + " elements");
+  const uint64_t words = (n + 63) / 64;
+  std::vector<uint64_t> m(mask, mask + words);
+  if (n % 64) m[words - 1] &= (1ull << (n % 64)) - 1;  // bits ≥ n are not part of the mask
+  uint64_t count = 0;
+  for (uint64_t w : m) count += __builtin_popcountll(w);
+  require(dst_off <= dst->n && count <= dst->n - dst_off,
+          "destination range [" + std::to_string(dst_off) + ", " + std::to_string(dst_off + count) +
+              ") exceeds buffer of " + std::to_string(dst->n) + " elements");
+  if (count == 0) return 0;
+  set_device(dst->dev);
+  stream_t s;
+  dbuf_t<uint64_t> dmask(words, s);
+  dbuf_t<uint32_t> counts(words, s), starts(words, s);
+  CUZK_CUDA(cudaMemcpyAsync(dmask.p, m.data(), words * sizeof(uint64_t), cudaMemcpyHostToDevice, s));
+  const unsigned block = 256;
+  mask_popcounts<<<(unsigned)((words + block - 1) / block), block, 0, s>>>(dmask.p, words, counts.p);
+  CUZK_LAUNCHED();
+  size_t temp_bytes = 0;
+  CUZK_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts.p, starts.p, (int)words, s));
+  dbuf_t<uint8_t> temp(std::max<size_t>(temp_bytes, 1), s);  // a null pointer would only query the size
+  CUZK_CUDA(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, counts.p, starts.p, (int)words, s));
+  compact_gather<<<(unsigned)((n + block - 1) / block), block, 0, s>>>(src->p + src_off, dmask.p, starts.p, n,
+                                                                      dst->p + dst_off);
+  CUZK_LAUNCHED();
+  s.sync();
+  return count;
 }
 
 void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -47,110 +48,79 @@ func TestDeviceLockHonoursContext(t *testing.T) {
 	d.Unlock()
 }
 
+// fieldElem is the part of a gnark-crypto field element's API that TestFieldOps compares with.
+type fieldElem[E any] interface {
+	*E
+	Mul(a, b *E) *E
+	Add(a, b *E) *E
+	Sub(a, b *E) *E
+	Square(a *E) *E
+	Neg(a *E) *E
+	Inverse(a *E) *E
+	String() string
+}
+
+// checkFieldOps runs the device's field ops 0..ops−1 (a·b, a+b, a−b, a², −a, 1/a) on field
+// (0 Fr, 1 Fp, 2 Fp2) and compares every result with gnark-crypto's.
+func checkFieldOps[E comparable, P fieldElem[E]](t *testing.T, d *Device, name string, field, ops int, a, b []E) {
+	t.Helper()
+	out := make([]E, len(a))
+	for op := 0; op < ops; op++ {
+		if err := d.debugField(field, op, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&out[0]), len(a)); err != nil {
+			t.Fatal(err)
+		}
+		for i := range out {
+			var want E
+			w := P(&want)
+			switch op {
+			case 0:
+				w.Mul(&a[i], &b[i])
+			case 1:
+				w.Add(&a[i], &b[i])
+			case 2:
+				w.Sub(&a[i], &b[i])
+			case 3:
+				w.Square(&a[i])
+			case 4:
+				w.Neg(&a[i])
+			case 5:
+				w.Inverse(&a[i])
+			}
+			if out[i] != want {
+				t.Fatalf("%s op %d at %d: got %v want %v", name, op, i, P(&out[i]).String(), w.String())
+			}
+		}
+	}
+}
+
 func TestFieldOps(t *testing.T) {
 	d := testDevice(t)
 	rng := newRand(t)
 	const n = 512
-	// Fr
-	{
-		a := randScalars(rng.Uint64(), n)
-		b := randScalars(rng.Uint64(), n)
-		a[0].SetZero()
-		b[1].SetZero()
-		a[2] = rMinusOne()
-		b[2] = rMinusOne()
-		a[3].SetOne()
-		out := make([]fr.Element, n)
-		for op := 0; op <= 5; op++ {
-			if err := d.debugField(0, op, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&out[0]), n); err != nil {
-				t.Fatal(err)
-			}
-			for i := range out {
-				var want fr.Element
-				switch op {
-				case 0:
-					want.Mul(&a[i], &b[i])
-				case 1:
-					want.Add(&a[i], &b[i])
-				case 2:
-					want.Sub(&a[i], &b[i])
-				case 3:
-					want.Square(&a[i])
-				case 4:
-					want.Neg(&a[i])
-				case 5:
-					want.Inverse(&a[i])
-				}
-				if out[i] != want {
-					t.Fatalf("Fr op %d at %d: got %v want %v", op, i, out[i].String(), want.String())
-				}
-			}
-		}
+
+	a := randScalars(rng.Uint64(), n)
+	b := randScalars(rng.Uint64(), n)
+	a[0].SetZero()
+	b[1].SetZero()
+	a[2] = rMinusOne()
+	b[2] = rMinusOne()
+	a[3].SetOne()
+	checkFieldOps(t, d, "Fr", 0, 6, a, b)
+
+	// Fp, and the same words read as n Fp2 elements.
+	pa := make([]fp.Element, 2*n)
+	pb := make([]fp.Element, 2*n)
+	for i := range pa {
+		pa[i].MustSetRandom()
+		pb[i].MustSetRandom()
 	}
-	// Fp and Fp2
-	{
-		a := make([]fp.Element, 2*n)
-		b := make([]fp.Element, 2*n)
-		for i := range a {
-			a[i].MustSetRandom()
-			b[i].MustSetRandom()
-		}
-		a[0].SetZero()
-		b[1].SetZero()
-		a[3].SetOne()
-		out := make([]fp.Element, 2*n)
-		for op := 0; op <= 5; op++ {
-			if err := d.debugField(1, op, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&out[0]), 2*n); err != nil {
-				t.Fatal(err)
-			}
-			for i := range out {
-				var want fp.Element
-				switch op {
-				case 0:
-					want.Mul(&a[i], &b[i])
-				case 1:
-					want.Add(&a[i], &b[i])
-				case 2:
-					want.Sub(&a[i], &b[i])
-				case 3:
-					want.Square(&a[i])
-				case 4:
-					want.Neg(&a[i])
-				case 5:
-					want.Inverse(&a[i])
-				}
-				if out[i] != want {
-					t.Fatalf("Fp op %d at %d: got %v want %v", op, i, out[i].String(), want.String())
-				}
-			}
-		}
-		ea := unsafe.Slice((*bls12381.E2)(unsafe.Pointer(&a[0])), n)
-		eb := unsafe.Slice((*bls12381.E2)(unsafe.Pointer(&b[0])), n)
-		eo := unsafe.Slice((*bls12381.E2)(unsafe.Pointer(&out[0])), n)
-		for op := 0; op <= 4; op++ {
-			if err := d.debugField(2, op, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&out[0]), n); err != nil {
-				t.Fatal(err)
-			}
-			for i := range eo {
-				var want bls12381.E2
-				switch op {
-				case 0:
-					want.Mul(&ea[i], &eb[i])
-				case 1:
-					want.Add(&ea[i], &eb[i])
-				case 2:
-					want.Sub(&ea[i], &eb[i])
-				case 3:
-					want.Square(&ea[i])
-				case 4:
-					want.Neg(&ea[i])
-				}
-				if eo[i] != want {
-					t.Fatalf("Fp2 op %d at %d: got %v want %v", op, i, eo[i].String(), want.String())
-				}
-			}
-		}
-	}
+	pa[0].SetZero()
+	pb[1].SetZero()
+	pa[3].SetOne()
+	checkFieldOps(t, d, "Fp", 1, 6, pa, pb)
+	ea := unsafe.Slice((*bls12381.E2)(unsafe.Pointer(&pa[0])), n)
+	eb := unsafe.Slice((*bls12381.E2)(unsafe.Pointer(&pb[0])), n)
+	checkFieldOps(t, d, "Fp2", 2, 5, ea, eb)
 }
 
 // nttCases are the four index orders; gnark reference built from DIF/DIT
@@ -391,6 +361,32 @@ func TestCompactMatchesHost(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+
+	// Bad calls are refused before any device work.
+	x, err := d.AllocScalars(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	y, err := d.AllocScalars(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	for _, c := range []struct {
+		name string
+		call func() (int, error)
+		want string
+	}{
+		{"same buffer", func() (int, error) { return x.CompactFrom(ctx, 0, x, 0, 10, []uint64{1}) }, "distinct"},
+		{"short mask", func() (int, error) { return y.CompactFrom(ctx, 0, x, 0, 100, []uint64{1}) }, "mask of 1 words"},
+		{"source range", func() (int, error) { return y.CompactFrom(ctx, 0, x, 50, 60, []uint64{1, 1}) }, "out of range"},
+		{"destination offset", func() (int, error) { return y.CompactFrom(ctx, 101, x, 0, 10, []uint64{1}) }, "out of range"},
+	} {
+		if _, err := c.call(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
 }

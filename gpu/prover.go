@@ -137,12 +137,11 @@ func (p *ProverDevice) Prepare(ctx context.Context, params *prover.Parameters, a
 		return nil, err
 	}
 	shape := asg.Shape
-	t := &proverTask{p: p, params: params, asg: asg, rs: rs,
-		aFull: shape.ADensityAux.Count() == shape.NumAux}
+	t := &proverTask{p: p, params: params, asg: asg, rs: rs}
 	dims := workspaceDims{m: max(shape.DomainSize(), 2), w: len(asg.W),
 		b: shape.BDensityInput.Count() + shape.BDensityAux.Count()}
-	if !t.aFull {
-		dims.a = shape.NumInputs + shape.ADensityAux.Count()
+	if shape.ADensityAux.Count() != shape.NumAux {
+		dims.a = shape.NumInputs + shape.ADensityAux.Count() // A's scalars are not w itself
 	}
 	ws, err := p.takeWorkspace(dims)
 	if err != nil {
@@ -394,7 +393,6 @@ type proverTask struct {
 	asg    *synth.Assignment
 	rs     prover.Randomness
 	ws     *workspace
-	aFull  bool // every aux variable is in A: A's scalars are w itself
 	res    prover.MSMResults
 }
 
@@ -423,7 +421,7 @@ func (t *proverTask) Run(ctx context.Context) error {
 			return msmDev1(ctx, &t.res.H, srs.h, ws.a, 0, m-1)
 		}},
 		{"a", func(b *Breakdown) *time.Duration { return &b.MSMA }, func() error {
-			if t.aFull {
+			if ws.asc == nil { // every aux variable is in A: A's scalars are w itself
 				return msmDev1(ctx, &t.res.A, srs.a, ws.w, 0, nIn+nAux)
 			}
 			return msmDev1(ctx, &t.res.A, srs.a, ws.asc, 0, ws.dims.a)

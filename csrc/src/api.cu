@@ -106,6 +106,13 @@ static void debug_field_run(int op, const void* a, const void* b, void* out, uin
   CUZK_CUDA(cudaStreamSynchronize(s));
 }
 
+void check_range(const cuzk_fr_buf_t* b, uint64_t off, uint64_t n) {
+  require(b != nullptr, "buffer is NULL");
+  require(off <= b->n && n <= b->n - off,
+          "range [" + std::to_string(off) + ", " + std::to_string(off + n) + ") exceeds buffer of " +
+              std::to_string(b->n) + " elements");
+}
+
 }  // namespace cuzk
 
 using namespace cuzk;
@@ -175,13 +182,6 @@ cuzk_error_t cuzk_fr_free(cuzk_fr_buf_t* buf) {
   });
 }
 
-static void check_range(const cuzk_fr_buf_t* b, uint64_t off, uint64_t n) {
-  require(b != nullptr, "buffer is NULL");
-  require(off <= b->n && n <= b->n - off,
-          "range [" + std::to_string(off) + ", " + std::to_string(off + n) + ") exceeds buffer of " +
-              std::to_string(b->n) + " elements");
-}
-
 cuzk_error_t cuzk_fr_upload(cuzk_fr_buf_t* buf, uint64_t off, const void* src, uint64_t n) {
   return guard("upload scalars", [&] {
     check_range(buf, off, n);
@@ -238,7 +238,7 @@ cuzk_error_t cuzk_ntt_host(int32_t dev, void* data, uint32_t log_n, const cuzk_n
     stream_t s;
     uint64_t n = 1ull << log_n;
     dbuf_t<fr_t> d(n, s);
-    CUZK_CUDA(cudaMemcpyAsync(d.p, data, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+    upload_pageable(d.p, data, n * sizeof(fr_t), s);
     ntt_run(dev, d.p, log_n, *cfg, s);
     CUZK_CUDA(cudaMemcpyAsync(data, d.p, n * sizeof(fr_t), cudaMemcpyDeviceToHost, s));
     s.sync();

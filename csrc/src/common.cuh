@@ -144,6 +144,8 @@ struct cuzk_bases {
 namespace cuzk {
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s);
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
+// check_range refuses a NULL buffer or a range [off, off+n) outside it.
+void check_range(const cuzk_fr_buf_t* b, uint64_t off, uint64_t n);
 void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n);
 // upload_pageable copies bytes from pageable host memory to the device and waits for the copy.
 void upload_pageable(void* dst, const void* src, size_t bytes, cudaStream_t s);

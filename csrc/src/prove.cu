@@ -23,9 +23,7 @@ static void check_buf(const cuzk_fr_buf_t* b, uint64_t n, const char* name) {
 }
 
 void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n) {
-  require(buf != nullptr, "buffer is NULL");
-  require(off <= buf->n && n <= buf->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + n) +
-                                                  ") exceeds buffer of " + std::to_string(buf->n) + " elements");
+  check_range(buf, off, n);
   set_device(buf->dev);
   stream_t s;
   CUZK_CUDA(cudaMemsetAsync(buf->p + off, 0, n * sizeof(fr_t), s));
@@ -56,17 +54,13 @@ uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* s
   require(dst->dev == src->dev, "dst and src must be on one device");
   require(mask != nullptr || n == 0, "mask is NULL");
   require(n < (1ull << 32), "compact: n must be below 2^32, got " + std::to_string(n));
-  require(src_off <= src->n && n <= src->n - src_off,
-          "source range [" + std::to_string(src_off) + ", " + std::to_string(src_off + n) + ") exceeds buffer of " +
-              std::to_string(src->n) + " elements");
+  check_range(src, src_off, n);
   const uint64_t words = (n + 63) / 64;
   std::vector<uint64_t> m(mask, mask + words);
   if (n % 64) m[words - 1] &= (1ull << (n % 64)) - 1;  // bits ≥ n are not part of the mask
   uint64_t count = 0;
   for (uint64_t w : m) count += __builtin_popcountll(w);
-  require(dst_off <= dst->n && count <= dst->n - dst_off,
-          "destination range [" + std::to_string(dst_off) + ", " + std::to_string(dst_off + count) +
-              ") exceeds buffer of " + std::to_string(dst->n) + " elements");
+  check_range(dst, dst_off, count);
   if (count == 0) return 0;
   set_device(dst->dev);
   stream_t s;

@@ -9,9 +9,9 @@
 //   - sector challenges (SectorChallenges) and leaf challenges (LeafChallenge,
 //     Info.LeafChallenges);
 //   - the FallbackPoSt circuit's public inputs (Info.PublicInputs);
-//   - vanilla proofs in their bincode form (DecodeSectorProof) and JSON forms, a native
-//     verifier (Info.VerifySectorProof) and the per-sector circuit witness
-//     (Info.CircuitSectors).
+//   - vanilla proofs in their bincode form (DecodeSectorProof) and JSON forms
+//     (UnmarshalSectorProofJSON, ParseVerifyInfo, ParseWinningVanillaRequest), a native verifier
+//     (Info.VerifySectorProof) and the per-sector circuit witness (Info.PartitionWitness).
 //
 // # Usage
 //
@@ -23,6 +23,11 @@
 //	vk, err := prover.ReadVerifyingKeyFile(dir+"/"+info.VKFile(), prover.Checked)
 //	pvk, err := prover.PrepareVerifyingKey(vk)
 //	err = prover.Verify(pvk, proof, inputs)
+//
+// Feed a FallbackPoSt circuit from vanilla proofs (partition k):
+//
+//	slots, err := info.PartitionWitness(randomness, sectors, vanillaProofs, k)
+//	inputs, err := info.PublicInputs(randomness, sectors, k)
 //
 // Byte order: a Domain is the 32-byte little-endian form of an Fr element, as rust-fil-proofs
 // stores commitments, tree nodes and randomness; CID digests are Domains.

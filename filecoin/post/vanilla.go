@@ -78,13 +78,14 @@ type FallbackPoStSectorProof struct {
 	Sectors  []SectorProof
 }
 
-// ErrFormat is wrapped by every error reporting a malformed vanilla proof encoding, binary or
-// JSON. The concrete error is a *DecodeError.
-var ErrFormat = errors.New("malformed vanilla proof")
+// ErrFormat is wrapped by every error reporting a malformed encoding: a vanilla proof, binary
+// or JSON, or a PoSt JSON document. The concrete error is a *DecodeError.
+var ErrFormat = errors.New("malformed PoSt encoding")
 
-// DecodeError says where a vanilla proof encoding is malformed: the field, as a path in the
-// Rust structure ("vanilla_proof.sectors[0].inclusion_proofs[3].Sub.base_proof.path[2].index"),
-// and for the binary form the byte offset at which that field starts (-1 for JSON).
+// DecodeError says where an encoding is malformed: the field, as a path in the Rust or Go
+// structure ("vanilla_proof.sectors[0].inclusion_proofs[3].Sub.base_proof.path[2].index",
+// "ChallengedSectors[0].SealedCID"), and the byte offset at which that field starts in a binary
+// form or at which a JSON syntax error was found (-1 when no offset applies).
 type DecodeError struct {
 	Field  string
 	Offset int
@@ -94,9 +95,9 @@ type DecodeError struct {
 // Error formats the field, the offset when known, and the cause.
 func (e *DecodeError) Error() string {
 	if e.Offset < 0 {
-		return fmt.Sprintf("vanilla proof: JSON field %s: %v", e.Field, e.Err)
+		return fmt.Sprintf("decode JSON field %s: %v", e.Field, e.Err)
 	}
-	return fmt.Sprintf("vanilla proof: %s at byte offset %d: %v", e.Field, e.Offset, e.Err)
+	return fmt.Sprintf("decode %s at byte offset %d: %v", e.Field, e.Offset, e.Err)
 }
 
 // Unwrap returns ErrFormat and the cause.

@@ -153,4 +153,23 @@ func TestWinningPoSt2KiBRealProof(t *testing.T) {
 	if err := prover.Verify(pvk, &proof, in12); !errors.Is(err, prover.ErrInvalidProof) {
 		t.Errorf("API 1.2.0 challenge rule: %v, want ErrInvalidProof", err)
 	}
+	// cases.json's own API 1.2.0 negative case lists the same inputs.
+	for _, c := range cases {
+		if c.Name != "DERIVED-NEGATIVE-apiV1_2_0-challenge-rule" {
+			continue
+		}
+		for j, h := range c.Inputs {
+			var want fr.Element
+			if err := want.SetBytesCanonical(mustHex(t, h)); err != nil {
+				t.Fatal(err)
+			}
+			if !want.Equal(&in12[j]) {
+				t.Fatalf("API 1.2.0 input %d: derived %s, cases.json %s", j, in12[j].String(), want.String())
+			}
+		}
+		in12 = nil
+	}
+	if in12 != nil {
+		t.Error("cases.json lacks the API 1.2.0 negative case")
+	}
 }

@@ -99,7 +99,9 @@ func (i Info) proofKind() ProofKind {
 //   - each path's indices spell the derived leaf challenge: index at level l =
 //     ⌊leaf / Π arity below l⌋ mod arity_l.
 //
-// Every field element read must be canonical (Fr::from_repr). Errors are *VerifyError values
+// Rust's vanilla verifier takes comm_r_last as the first inclusion proof's root; requiring the
+// stored comm_r_last to match too is stricter, and is what the circuit (which allocates the
+// stored one) needs. Every field element read must be canonical (Fr::from_repr). Errors are *VerifyError values
 // wrapping ErrInvalidVanilla, naming the challenge and level; bad arguments give plain errors.
 func (i Info) VerifySectorProof(randomness Domain, sectorIndex int, pub PublicSector, p *FallbackPoStSectorProof) error {
 	_, err := i.checkSectorProof(randomness, sectorIndex, pub, p)

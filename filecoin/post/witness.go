@@ -44,7 +44,8 @@ type SectorWitness struct {
 //
 // Every vanilla proof must pass VerifySectorProof (with the sector's position in sectors as
 // its sector index), so the slots satisfy the circuit. Public inputs for the same partition
-// come from Info.PublicInputs; slot s's comm_r and LeafIndices are its inputs.
+// come from Info.PublicInputs; slot s's comm_r and LeafIndices are its inputs. Slots may share
+// backing arrays (padding and Winning unrolling); treat them as read-only.
 func (i Info) PartitionWitness(randomness Domain, sectors []PublicSector, proofs []*FallbackPoStSectorProof, k int) ([]SectorWitness, error) {
 	if _, err := i.circuitSectors(sectors); err != nil {
 		return nil, err

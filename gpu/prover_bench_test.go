@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuzk-go/cuzk/circuits"
 	"github.com/cuzk-go/cuzk/circuits/porep"
+	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
@@ -145,13 +146,13 @@ func setupWorkload(b *testing.B, name string, random bool, build func() (synth.C
 	t0 = time.Now()
 	var params *prover.Parameters
 	if random {
-		params = prover.RandomParameters(shape, 1)
+		params = devsetup.RandomParameters(shape, 1)
 	} else {
-		tw, err := prover.NewToxicWaste(rand.Reader)
+		tw, err := devsetup.NewToxicWaste(rand.Reader)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if params, err = prover.InsecureSetup(shape, tw); err != nil {
+		if params, err = devsetup.InsecureSetup(shape, tw); err != nil {
 			b.Fatal(err)
 		}
 	}

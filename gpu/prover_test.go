@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
@@ -21,11 +23,11 @@ func setupScalable(tb testing.TB, logN, inputs int) (*circuits.Scalable, *synth.
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tw, err := prover.NewToxicWaste(rand.Reader)
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	params, err := prover.InsecureSetup(shape, tw)
+	params, err := devsetup.InsecureSetup(shape, tw)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -102,15 +104,15 @@ func TestProverEngineWorkersInterlock(t *testing.T) {
 	}
 	c, shape, params := setupScalable(t, logN, 4)
 	var rec timeline.Recorder
-	eng, err := prover.NewEngine(prover.WithDevices(devs...), prover.WithWorkersPerDevice(2), prover.WithTimeline(&rec))
+	eng, err := engine.New(engine.WithDevices(devs...), engine.WithWorkersPerDevice(2), engine.WithTimeline(&rec))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	handles := make([]*prover.Handle, jobs)
+	handles := make([]*engine.Handle, jobs)
 	for j := range handles {
 		seed := uint64(100 + j)
-		handles[j], err = eng.Submit(ctx, &prover.Job{Params: params, Shape: shape, Partitions: parts,
+		handles[j], err = eng.Submit(ctx, &engine.Job{Params: params, Shape: shape, Partitions: parts,
 			Circuit: func(p int) (synth.Circuit, error) {
 				return &circuits.Scalable{Constraints: c.Constraints, Inputs: c.Inputs, Seed: seed, Partition: p}, nil
 			}})

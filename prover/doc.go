@@ -1,8 +1,8 @@
 // Package prover proves and verifies Groth16 over BLS12-381, byte-compatible with bellperson.
 //
 // Parameters and verifying keys read and write bellperson's layout (ReadParametersFile maps the
-// file and decodes it in parallel, Checked or Unchecked); InsecureSetup makes development
-// parameters for any compiled circuit. A partition's proof runs in three phases on a Device —
+// file and decodes it in parallel, Checked or Unchecked); package devsetup makes INSECURE
+// development parameters for any compiled circuit. A partition's proof runs in three phases on a Device —
 // Prepare on the CPU, Run under the device's kernel-only lock, Finalize on the CPU — so that two
 // workers on one device overlap one's CPU work with the other's device work. The CPU device uses
 // gnark-crypto; package gpu provides CUDA devices.
@@ -16,13 +16,6 @@
 //	pvk, _ := prover.PrepareVerifyingKey(&params.VK)
 //	err := prover.Verify(pvk, proof, asg.PublicInputs())
 //
-// Many jobs of many partitions, with synthesis overlapped with proving and the oldest job first:
-//
-//	devs, _ := gpu.ProverDevices() // or []prover.Device{prover.CPU()}
-//	eng, _ := prover.NewEngine(prover.WithDevices(devs...), prover.WithTimeline(hook),
-//		prover.WithFallback(prover.CPU()), // a failing GPU does not fail the job
-//		prover.WithSelfCheck())            // every proof verified before it leaves the engine
-//	h, _ := eng.Submit(ctx, &prover.Job{Params: params, Shape: shape, Partitions: 10, Circuit: build})
-//	res, _ := h.Wait(ctx) // res.Proof is 10 × 192 bytes in partition order
-//	_ = eng.Close(ctx)
+// Many jobs of many partitions, with synthesis overlapped with proving, run through package
+// engine.
 package prover

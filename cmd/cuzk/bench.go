@@ -14,6 +14,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
@@ -60,7 +61,7 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("circuit %s: %d rows, domain 2^%d; INSECURE dev setup in %s\n",
 		cf.describe(), shape.NumRows(), log2(shape.DomainSize()), time.Since(start).Round(time.Millisecond))
-	est, estEval := prover.EstimatePartitionBytes(shape)
+	est, estEval := engine.EstimatePartitionBytes(shape)
 	fmt.Printf("host memory per in-flight partition (engine estimate): %.1f MiB, of which A·w, B·w, C·w and FFT buffers %.1f MiB\n",
 		float64(est)/(1<<20), float64(estEval)/(1<<20))
 
@@ -132,18 +133,18 @@ func (b *benchRun) do(ctx context.Context) error {
 	defer logFile.Close()
 	var rec timeline.Recorder
 	lines := timeline.NewLineWriter(logFile)
-	opts := []prover.EngineOption{
-		prover.WithDevices(b.devs...),
-		prover.WithWorkersPerDevice(b.workers),
-		prover.WithTimeline(timeline.Multi(&rec, lines)),
+	opts := []engine.Option{
+		engine.WithDevices(b.devs...),
+		engine.WithWorkersPerDevice(b.workers),
+		engine.WithTimeline(timeline.Multi(&rec, lines)),
 	}
 	if b.cpuFallback && b.devs[0] != prover.CPU() {
-		opts = append(opts, prover.WithFallback(prover.CPU()))
+		opts = append(opts, engine.WithFallback(prover.CPU()))
 	}
 	if b.synth > 0 {
-		opts = append(opts, prover.WithSynthesisConcurrency(b.synth))
+		opts = append(opts, engine.WithSynthesisConcurrency(b.synth))
 	}
-	eng, err := prover.NewEngine(opts...)
+	eng, err := engine.New(opts...)
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func (b *benchRun) do(ctx context.Context) error {
 	resetPeakRSS()
 
 	benchStart := time.Now()
-	handles := make([]*prover.Handle, b.jobs)
+	handles := make([]*engine.Handle, b.jobs)
 	inputs := make([][][]fr.Element, b.jobs)
 	for j := range handles {
 		jf := b.cf.withSeed(b.cf.seed + uint64(j)*1_000_003)
@@ -168,7 +169,7 @@ func (b *benchRun) do(ctx context.Context) error {
 			}
 			inputs[j][p] = in
 		}
-		handles[j], err = eng.Submit(ctx, &prover.Job{
+		handles[j], err = eng.Submit(ctx, &engine.Job{
 			Params:     b.params,
 			Shape:      b.shape,
 			Partitions: b.partitions,
@@ -181,7 +182,7 @@ func (b *benchRun) do(ctx context.Context) error {
 			return err
 		}
 	}
-	results := make([]*prover.Result, b.jobs)
+	results := make([]*engine.Result, b.jobs)
 	for j, h := range handles {
 		if results[j], err = h.Wait(ctx); err != nil {
 			eng.Close(context.Background())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
@@ -46,11 +47,11 @@ func main() {
 	}
 	// INSECURE: development parameters; production uses a ceremony's .params file
 	// (prover.ReadParametersFile).
-	tw, err := prover.NewToxicWaste(rand.Reader)
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	if err != nil {
 		log.Fatal(err)
 	}
-	params, err := prover.InsecureSetup(shape, tw)
+	params, err := devsetup.InsecureSetup(shape, tw)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package prover
+package engine
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cuzk-go/cuzk/assemble"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
 )
@@ -48,7 +49,7 @@ import (
 //
 // All methods are safe for concurrent use.
 type Engine struct {
-	cfg   engineConfig
+	cfg   config
 	clock timeline.Clock
 	hook  timeline.Hook // nil: recording off
 	log   *slog.Logger
@@ -74,55 +75,55 @@ type Engine struct {
 
 // ErrClosed is returned by Submit after Close, and by Handle.Wait (wrapped) for jobs that Close
 // cancelled.
-var ErrClosed = errors.New("prover: engine closed")
+var ErrClosed = errors.New("engine: engine closed")
 
 // ErrMemoryBudget is wrapped by the error Submit returns when one partition's estimated memory
 // exceeds the engine's whole budget, so that the job could never run.
-var ErrMemoryBudget = errors.New("prover: partition exceeds the engine's memory budget")
+var ErrMemoryBudget = errors.New("engine: partition exceeds the engine's memory budget")
 
 // ErrPanicked is wrapped by the error of a job whose circuit construction, preparation, device
 // work or finalization panicked. (A panic inside a circuit's Synthesize is reported by synth as
 // synth.ErrCircuitPanic.)
-var ErrPanicked = errors.New("prover: panic")
+var ErrPanicked = errors.New("engine: panic")
 
 // EngineOption configures NewEngine.
-type EngineOption func(*engineConfig) error
+type Option func(*config) error
 
-type engineConfig struct {
-	devices          []Device
+type config struct {
+	devices          []prover.Device
 	workersPerDevice int
 	synthConcurrency int
 	budget           int64
 	queueDepth       int
 	hook             timeline.Hook
 	log              *slog.Logger
-	fallback         Device
+	fallback         prover.Device
 	selfCheck        bool
 }
 
 // WithDevices sets the devices the engine proves on (default: CPU()). The index of a device in
 // devs is its index in the timeline.
-func WithDevices(devs ...Device) EngineOption {
-	return func(c *engineConfig) error {
+func WithDevices(devs ...prover.Device) Option {
+	return func(c *config) error {
 		if len(devs) == 0 {
-			return errors.New("prover: WithDevices: no device")
+			return errors.New("engine: WithDevices: no device")
 		}
 		for i, d := range devs {
 			if d == nil {
-				return fmt.Errorf("prover: WithDevices: device %d is nil", i)
+				return fmt.Errorf("engine: WithDevices: device %d is nil", i)
 			}
 		}
-		c.devices = append([]Device(nil), devs...)
+		c.devices = append([]prover.Device(nil), devs...)
 		return nil
 	}
 }
 
 // WithWorkersPerDevice sets the number of workers per device (default 2): while one holds the
 // device's kernel lock, the others prepare or finalize on the CPU.
-func WithWorkersPerDevice(n int) EngineOption {
-	return func(c *engineConfig) error {
+func WithWorkersPerDevice(n int) Option {
+	return func(c *config) error {
 		if n < 1 {
-			return fmt.Errorf("prover: WithWorkersPerDevice: %d workers, want ≥ 1", n)
+			return fmt.Errorf("engine: WithWorkersPerDevice: %d workers, want ≥ 1", n)
 		}
 		c.workersPerDevice = n
 		return nil
@@ -131,10 +132,10 @@ func WithWorkersPerDevice(n int) EngineOption {
 
 // WithSynthesisConcurrency sets how many partitions are synthesized at once (default
 // max(1, GOMAXPROCS/2); each synthesis is itself parallel).
-func WithSynthesisConcurrency(n int) EngineOption {
-	return func(c *engineConfig) error {
+func WithSynthesisConcurrency(n int) Option {
+	return func(c *config) error {
 		if n < 1 {
-			return fmt.Errorf("prover: WithSynthesisConcurrency: %d, want ≥ 1", n)
+			return fmt.Errorf("engine: WithSynthesisConcurrency: %d, want ≥ 1", n)
 		}
 		c.synthConcurrency = n
 		return nil
@@ -143,10 +144,10 @@ func WithSynthesisConcurrency(n int) EngineOption {
 
 // WithMemoryBudget sets the memory budget in bytes for partitions in flight (default 80% of the
 // machine's RAM, or DefaultMemoryBudget where it cannot be read).
-func WithMemoryBudget(bytes int64) EngineOption {
-	return func(c *engineConfig) error {
+func WithMemoryBudget(bytes int64) Option {
+	return func(c *config) error {
 		if bytes < 1 {
-			return fmt.Errorf("prover: WithMemoryBudget: %d bytes, want ≥ 1", bytes)
+			return fmt.Errorf("engine: WithMemoryBudget: %d bytes, want ≥ 1", bytes)
 		}
 		c.budget = bytes
 		return nil
@@ -155,10 +156,10 @@ func WithMemoryBudget(bytes int64) EngineOption {
 
 // WithQueueDepth sets how many synthesized partitions may wait for a device worker (default
 // 2 × the number of device workers). A synthesis worker whose partition would exceed it waits.
-func WithQueueDepth(n int) EngineOption {
-	return func(c *engineConfig) error {
+func WithQueueDepth(n int) Option {
+	return func(c *config) error {
 		if n < 1 {
-			return fmt.Errorf("prover: WithQueueDepth: %d, want ≥ 1", n)
+			return fmt.Errorf("engine: WithQueueDepth: %d, want ≥ 1", n)
 		}
 		c.queueDepth = n
 		return nil
@@ -167,8 +168,8 @@ func WithQueueDepth(n int) EngineOption {
 
 // WithTimeline sets the hook that receives the engine's timeline events (default nil: off). It
 // is called concurrently from every worker, never with the engine's lock held.
-func WithTimeline(h timeline.Hook) EngineOption {
-	return func(c *engineConfig) error { c.hook = h; return nil }
+func WithTimeline(h timeline.Hook) Option {
+	return func(c *config) error { c.hook = h; return nil }
 }
 
 // WithSelfCheck makes the engine verify every partition's proof against its public inputs before
@@ -176,22 +177,22 @@ func WithTimeline(h timeline.Hook) EngineOption {
 // whatever went wrong on a device. A proof that fails fails its job with an error wrapping
 // ErrSelfCheck that names the partition. Parameters whose points are unrelated
 // (RandomParameters) never pass.
-func WithSelfCheck() EngineOption {
-	return func(c *engineConfig) error { c.selfCheck = true; return nil }
+func WithSelfCheck() Option {
+	return func(c *config) error { c.selfCheck = true; return nil }
 }
 
 // ErrSelfCheck is wrapped by the error of a job whose proof failed the engine's own verification
 // (WithSelfCheck).
-var ErrSelfCheck = errors.New("prover: self-check: proof does not verify")
+var ErrSelfCheck = errors.New("engine: self-check: proof does not verify")
 
 // WithFallback makes a partition whose Prepare or device work fails (an error or a panic, not a
 // cancellation) be proved again on dev — typically CPU() — by the same worker, instead of failing
 // its job. The failure is logged; the retry is not a device region of the timeline (its
 // FINALIZE events carry "fallback" in their detail). Without it, the job fails.
-func WithFallback(dev Device) EngineOption {
-	return func(c *engineConfig) error {
+func WithFallback(dev prover.Device) Option {
+	return func(c *config) error {
 		if dev == nil {
-			return errors.New("prover: nil fallback device")
+			return errors.New("engine: nil fallback device")
 		}
 		c.fallback = dev
 		return nil
@@ -200,10 +201,10 @@ func WithFallback(dev Device) EngineOption {
 
 // WithLogger sets the logger (default: discard). Jobs are logged at Debug, failures at Warn,
 // panics with their stack at Error.
-func WithLogger(l *slog.Logger) EngineOption {
-	return func(c *engineConfig) error {
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
 		if l == nil {
-			return errors.New("prover: WithLogger: nil logger")
+			return errors.New("engine: WithLogger: nil logger")
 		}
 		c.log = l
 		return nil
@@ -212,15 +213,15 @@ func WithLogger(l *slog.Logger) EngineOption {
 
 // NewEngine starts an engine's workers: the synthesis workers and WorkersPerDevice device workers
 // per device. Close stops them.
-func NewEngine(opts ...EngineOption) (*Engine, error) {
-	cfg := engineConfig{workersPerDevice: 2}
+func New(opts ...Option) (*Engine, error) {
+	cfg := config{workersPerDevice: 2}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
 	}
 	if len(cfg.devices) == 0 {
-		cfg.devices = []Device{CPU()}
+		cfg.devices = []prover.Device{prover.CPU()}
 	}
 	if cfg.synthConcurrency == 0 {
 		cfg.synthConcurrency = max(1, runtime.GOMAXPROCS(0)/2)
@@ -264,7 +265,7 @@ type Job struct {
 	// submission order.
 	Priority int
 	// Params are the proving parameters; Shape the compiled circuit every partition has.
-	Params *Parameters
+	Params *prover.Parameters
 	Shape  *synth.Shape
 	// Partitions is the number of partitions, ≥ 1.
 	Partitions int
@@ -273,7 +274,7 @@ type Job struct {
 	Circuit func(partition int) (synth.Circuit, error)
 	// Randomness gives partition i's blinding scalars r and s. Nil draws them from crypto/rand;
 	// fixed values are for tests only (see Randomness).
-	Randomness func(partition int) (Randomness, error)
+	Randomness func(partition int) (prover.Randomness, error)
 }
 
 // JobStats are a job's timings. Synthesis, Prepare, LockWait, Device and Finalize are sums over
@@ -303,7 +304,7 @@ type Result struct {
 	// (assemble.Assemble).
 	Proof []byte
 	// Partitions holds the partitions' proofs by index.
-	Partitions []*Proof
+	Partitions []*prover.Proof
 	Stats      JobStats
 }
 
@@ -352,7 +353,7 @@ type job struct {
 
 	// pvk is the prepared verifying key of the self-check, made once per job.
 	pvkOnce sync.Once
-	pvk     *PreparedVerifyingKey
+	pvk     *prover.PreparedVerifyingKey
 	pvkErr  error
 
 	// Guarded by Engine.mu.
@@ -361,7 +362,7 @@ type job struct {
 	started    bool
 	firstSynth time.Time
 	err        error
-	proofs     []*Proof
+	proofs     []*prover.Proof
 	parts      []assemble.Part
 	stats      JobStats
 }
@@ -402,7 +403,7 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 		cbDone:    make(chan struct{}),
 		ctx:       jctx,
 		pending:   jb.Partitions,
-		proofs:    make([]*Proof, jb.Partitions),
+		proofs:    make([]*prover.Proof, jb.Partitions),
 		parts:     make([]assemble.Part, 0, jb.Partitions),
 	}
 
@@ -448,14 +449,14 @@ func validateJob(jb *Job) error {
 	case jb.Partitions < 1:
 		return fmt.Errorf("submit job: %d partitions, want ≥ 1", jb.Partitions)
 	}
-	if err := CheckParameters(jb.Params, jb.Shape); err != nil {
+	if err := prover.CheckParameters(jb.Params, jb.Shape); err != nil {
 		return fmt.Errorf("submit job: %w", err)
 	}
 	return nil
 }
 
 // EngineStats is a snapshot of the engine's state. Counts are partitions unless named otherwise.
-type EngineStats struct {
+type Stats struct {
 	// Budget is the memory budget in bytes; Reserved the bytes reserved now by partitions in
 	// flight, PeakReserved the most ever reserved at once (never above Budget).
 	Budget, Reserved, PeakReserved int64
@@ -472,10 +473,10 @@ type EngineStats struct {
 }
 
 // Stats returns a snapshot of the engine's state.
-func (e *Engine) Stats() EngineStats {
+func (e *Engine) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return EngineStats{
+	return Stats{
 		Budget:           e.cfg.budget,
 		Reserved:         e.reserved,
 		PeakReserved:     e.peakReserved,
@@ -840,7 +841,7 @@ func (e *Engine) prove(d, w int, p *part) {
 
 	tPick := time.Now()
 	e.emit(tPick, timeline.GPUPickup, j, p.index, d, w, "")
-	var task Task
+	var task prover.Task
 	err := ctx.Err()
 	if err == nil {
 		err = e.safely(j, p.index, "prepare", func() error {
@@ -900,7 +901,7 @@ func (e *Engine) prove(d, w int, p *part) {
 
 	tFin := time.Now()
 	e.emit(tFin, timeline.FinalizeStart, j, p.index, d, w, "")
-	var proof *Proof
+	var proof *prover.Proof
 	var enc []byte
 	err = e.safely(j, p.index, "finalize", func() error {
 		var err error
@@ -929,22 +930,22 @@ func (e *Engine) prove(d, w int, p *part) {
 }
 
 // selfCheck verifies proof against partition p's public inputs when WithSelfCheck is on.
-func (e *Engine) selfCheck(j *job, p *part, proof *Proof) error {
+func (e *Engine) selfCheck(j *job, p *part, proof *prover.Proof) error {
 	if !e.cfg.selfCheck {
 		return nil
 	}
-	j.pvkOnce.Do(func() { j.pvk, j.pvkErr = PrepareVerifyingKey(&j.spec.Params.VK) })
+	j.pvkOnce.Do(func() { j.pvk, j.pvkErr = prover.PrepareVerifyingKey(&j.spec.Params.VK) })
 	if j.pvkErr != nil {
 		return fmt.Errorf("%w: prepare verifying key: %v", ErrSelfCheck, j.pvkErr)
 	}
-	if err := Verify(j.pvk, proof, p.asg.PublicInputs()); err != nil {
+	if err := prover.Verify(j.pvk, proof, p.asg.PublicInputs()); err != nil {
 		return fmt.Errorf("%w: %v", ErrSelfCheck, err)
 	}
 	return nil
 }
 
 // complete records a proved partition and releases the rest of its reservation.
-func (e *Engine) complete(p *part, proof *Proof, enc []byte, pt partTimes) {
+func (e *Engine) complete(p *part, proof *prover.Proof, enc []byte, pt partTimes) {
 	j := p.job
 	p.asg = nil
 	e.mu.Lock()
@@ -968,7 +969,7 @@ func (e *Engine) complete(p *part, proof *Proof, enc []byte, pt partTimes) {
 // fallBack proves partition p on the fallback device after its device failed with cause, and
 // reports whether it took the partition over (then p is completed or abandoned). It declines when
 // no fallback is configured or the job's context has ended.
-func (e *Engine) fallBack(d, w int, p *part, failed Task, cause error, pt partTimes) bool {
+func (e *Engine) fallBack(d, w int, p *part, failed prover.Task, cause error, pt partTimes) bool {
 	j := p.job
 	if e.cfg.fallback == nil || j.ctx.Err() != nil || p.asg == nil || p.asg.A == nil {
 		return false
@@ -978,14 +979,14 @@ func (e *Engine) fallBack(d, w int, p *part, failed Task, cause error, pt partTi
 		"job", j.id, "partition", p.index, "device", d, "fallback", e.cfg.fallback.Name(), "err", cause)
 	t0 := time.Now()
 	e.emit(t0, timeline.FinalizeStart, j, p.index, d, w, "fallback: "+errDetail(cause))
-	var proof *Proof
+	var proof *prover.Proof
 	var enc []byte
 	err := e.safely(j, p.index, "fallback", func() error {
 		rs, err := e.randomness(j, p.index)
 		if err != nil {
 			return err
 		}
-		proof, err = ProvePartition(j.ctx, j.spec.Params, p.asg, WithDevice(e.cfg.fallback), WithRandomness(rs))
+		proof, err = prover.ProvePartition(j.ctx, j.spec.Params, p.asg, prover.WithDevice(e.cfg.fallback), prover.WithRandomness(rs))
 		if err == nil {
 			err = e.selfCheck(j, p, proof)
 		}
@@ -1011,16 +1012,16 @@ func (e *Engine) fallBack(d, w int, p *part, failed Task, cause error, pt partTi
 }
 
 // randomness returns partition i's r and s.
-func (e *Engine) randomness(j *job, i int) (Randomness, error) {
+func (e *Engine) randomness(j *job, i int) (prover.Randomness, error) {
 	if j.spec.Randomness != nil {
 		return j.spec.Randomness(i)
 	}
-	return NewRandomness()
+	return prover.NewRandomness()
 }
 
 // abandon gives up p on a device worker after err: it releases the task and p's memory and
 // fails p's job.
-func (e *Engine) abandon(p *part, task Task, err error) {
+func (e *Engine) abandon(p *part, task prover.Task, err error) {
 	e.releaseTask(p, task)
 	p.asg = nil
 	j := p.job
@@ -1036,7 +1037,7 @@ func (e *Engine) abandon(p *part, task Task, err error) {
 }
 
 // releaseTask calls task.Release, if task is not nil, logging a panic instead of propagating it.
-func (e *Engine) releaseTask(p *part, task Task) {
+func (e *Engine) releaseTask(p *part, task prover.Task) {
 	if task == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package prover
+package engine
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
 )
@@ -49,7 +50,7 @@ func TestEngineFallback(t *testing.T) {
 	for _, h := range ok {
 		res, err := h.Wait(ctx)
 		require.NoError(t, err)
-		require.Len(t, res.Proof, 4*ProofSize)
+		require.Len(t, res.Proof, 4*prover.ProofSize)
 	}
 	_, err = bad.Wait(ctx)
 	require.ErrorContains(t, err, "partition 0: fallback")
@@ -71,7 +72,7 @@ func TestEngineFallback(t *testing.T) {
 }
 
 func TestEngineFallbackOption(t *testing.T) {
-	_, err := NewEngine(WithFallback(nil))
+	_, err := New(WithFallback(nil))
 	require.Error(t, err)
 }
 
@@ -94,7 +95,7 @@ func TestEngineSelfCheck(t *testing.T) {
 			return &circuits.Scalable{Constraints: 40, Inputs: 2, Seed: 5, Partition: i}, nil
 		}}
 	}
-	good := newTestEngine(t, WithDevices(NewCPUDevice()), WithSelfCheck())
+	good := newTestEngine(t, WithDevices(prover.NewCPUDevice()), WithSelfCheck())
 	h, err = good.Submit(ctx, job())
 	require.NoError(t, err)
 	_, err = h.Wait(ctx)
@@ -102,7 +103,7 @@ func TestEngineSelfCheck(t *testing.T) {
 
 	// Finalize-time failures are not retried (the evaluations are gone), so the liar with a
 	// fallback still fails: the self-check guarantees no wrong proof, not a retry.
-	rescued := newTestEngine(t, WithDevices(liar), WithSelfCheck(), WithFallback(NewCPUDevice()))
+	rescued := newTestEngine(t, WithDevices(liar), WithSelfCheck(), WithFallback(prover.NewCPUDevice()))
 	h, err = rescued.Submit(ctx, job())
 	require.NoError(t, err)
 	_, err = h.Wait(ctx)

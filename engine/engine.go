@@ -384,7 +384,7 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 	if err := validateJob(jb); err != nil {
 		return nil, err
 	}
-	est, estEval := EstimatePartitionBytes(jb.Shape)
+	est, estEval := EstimatePartitionBytes(jb.Shape, e.allDevices()...)
 	if est > e.cfg.budget {
 		return nil, fmt.Errorf("submit job: %w: one partition needs about %d bytes (%d constraints, %d variables), the budget is %d bytes",
 			ErrMemoryBudget, est, jb.Shape.NumConstraints, jb.Shape.NumInputs+jb.Shape.NumAux, e.cfg.budget)
@@ -1047,4 +1047,13 @@ func (e *Engine) releaseTask(p *part, task prover.Task) {
 		}
 	}()
 	task.Release()
+}
+
+// allDevices returns the engine's devices and its fallback, if any.
+func (e *Engine) allDevices() []prover.Device {
+	devs := append([]prover.Device(nil), e.cfg.devices...)
+	if e.cfg.fallback != nil {
+		devs = append(devs, e.cfg.fallback)
+	}
+	return devs
 }

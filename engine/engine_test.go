@@ -45,6 +45,9 @@ func newSimDevice(prepare, run, finalize time.Duration) *simDevice {
 
 func (d *simDevice) Name() string { return "sim" }
 
+// HostBytes is what the CPU device would hold.
+func (d *simDevice) HostBytes(shape *synth.Shape) int64 { return prover.CPU().HostBytes(shape) }
+
 func (d *simDevice) Lock(ctx context.Context) error {
 	if err := d.lock.Acquire(ctx, 1); err != nil {
 		return err
@@ -236,15 +239,21 @@ func testCtx(t *testing.T) context.Context {
 func TestEstimatePartitionBytes(t *testing.T) {
 	shape, err := synth.Compile(&circuits.Scalable{Constraints: 100, Inputs: 3})
 	require.NoError(t, err)
-	total, eval := EstimatePartitionBytes(shape)
+	total, eval := EstimatePartitionBytes(shape, prover.CPU())
 	n, m := int64(shape.NumRows()), int64(shape.DomainSize())
 	require.Equal(t, int64(104), n) // 100 constraints + One + 3 inputs
 	require.Equal(t, int64(128), m)
-	require.Equal(t, 3*n*32+3*m*32, eval)
+	require.Equal(t, 3*n*32, eval)
 	w := int64(shape.NumInputs + shape.NumAux)
-	a := int64(shape.NumInputs + shape.ADensityAux.Count())
+	var a int64 // A's scalars are w itself when a_aux marks every aux variable
+	if shape.ADensityAux.Count() != shape.NumAux {
+		a = int64(shape.NumInputs + shape.ADensityAux.Count())
+	}
 	b := int64(shape.BDensityInput.Count() + shape.BDensityAux.Count())
-	require.Equal(t, eval+(w+a+b)*32, total)
+	cpu := (3*m + w + a + b) * 32 // the CPU workspace: a, b, c over the domain, w, A and B scalars
+	require.Equal(t, eval+w*32+cpu, total)
+	total2, _ := EstimatePartitionBytes(shape, prover.CPU(), newSimDevice(0, 0, 0))
+	require.Equal(t, total, total2, "the costliest device counts")
 
 	kb, ok := parseMemTotal([]byte("MemFree: 1 kB\nMemTotal:       24576000 kB\n"))
 	require.True(t, ok)
@@ -628,7 +637,7 @@ func TestEngineCancelJob(t *testing.T) {
 
 func TestEngineMemoryBudget(t *testing.T) {
 	shape, _ := simSetup(t)
-	est, eval := EstimatePartitionBytes(shape)
+	est, eval := EstimatePartitionBytes(shape, newSimDevice(0, 0, 0))
 	t.Run("never exceeded", func(t *testing.T) {
 		// In a synctest bubble (fake clock), so that the pipeline fills the same way on any
 		// machine: 3 jobs × 8 partitions, a budget of 3.5 partitions.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestProverMatchesCPU(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(pd), prover.WithRandomness(rs))
+				onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,10 +79,54 @@ func TestProverMatchesCPU(t *testing.T) {
 					t.Fatalf("partition %d: %v", part, err)
 				}
 			}
-			if err := pd.Evict(params); err != nil {
+			if err := pd.Evict(ctx, params.Identity()); err != nil {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestProverResidentOncePerIdentity checks that parameters read twice (two values, one identity)
+// are uploaded once, that closing the handle evicts them, and that a closed device refuses work.
+func TestProverResidentOncePerIdentity(t *testing.T) {
+	d := testDevice(t)
+	pd := NewProverDevice(d)
+	ctx := context.Background()
+	_, _, params := setupScalable(t, 10, 2)
+	var buf bytes.Buffer
+	if _, err := params.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	again, err := prover.DecodeParameters(buf.Bytes(), prover.Unchecked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := pd.Resident(ctx, params.SRS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := pd.Resident(ctx, again.SRS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != second {
+		t.Fatal("the same parameters read twice were uploaded twice")
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	third, err := pd.Resident(ctx, again.SRS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third == first {
+		t.Fatal("a closed SRS is still resident")
+	}
+	if err := pd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pd.Resident(ctx, params.SRS()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Resident after Close: %v, want ErrClosed", err)
 	}
 }
 
@@ -95,7 +140,7 @@ func TestProverEngineWorkersInterlock(t *testing.T) {
 	}
 	defer func() {
 		for _, d := range devs {
-			d.(*ProverDevice).Close()
+			d.Close()
 		}
 	}()
 	logN, jobs, parts := 12, 2, 6
@@ -104,7 +149,7 @@ func TestProverEngineWorkersInterlock(t *testing.T) {
 	}
 	c, shape, params := setupScalable(t, logN, 4)
 	var rec timeline.Recorder
-	eng, err := engine.New(engine.WithDevices(devs...), engine.WithWorkersPerDevice(2), engine.WithTimeline(&rec))
+	eng, err := engine.New(engine.WithDevices(prover.NewDevices(devs...)...), engine.WithWorkersPerDevice(2), engine.WithTimeline(&rec))
 	if err != nil {
 		t.Fatal(err)
 	}

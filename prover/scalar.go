@@ -5,8 +5,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
-	"github.com/cuzk-go/cuzk/synth"
 )
 
 // bigOf returns e as a canonical integer.
@@ -20,14 +18,4 @@ func bigUint(v uint64) *big.Int { return new(big.Int).SetUint64(v) }
 func fpOne() (e fp.Element) {
 	e.SetOne()
 	return e
-}
-
-// appendDense appends the elements of v whose index d marks.
-func appendDense(dst, v []fr.Element, d *synth.Density) []fr.Element {
-	for i := range v {
-		if d.Has(i) {
-			dst = append(dst, v[i])
-		}
-	}
-	return dst
 }

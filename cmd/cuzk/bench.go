@@ -48,10 +48,11 @@ func runBench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, err := selectDevices(*deviceFlag)
+	all, gpuDevs, err := selectDevices(*deviceFlag)
 	if err != nil {
 		return err
 	}
+	defer closeAll(gpuDevs)
 
 	// Setup: INSECURE development parameters for the benchmark circuit.
 	start := time.Now()
@@ -61,8 +62,8 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("circuit %s: %d rows, domain 2^%d; INSECURE dev setup in %s\n",
 		cf.describe(), shape.NumRows(), log2(shape.DomainSize()), time.Since(start).Round(time.Millisecond))
-	est, estEval := engine.EstimatePartitionBytes(shape)
-	fmt.Printf("host memory per in-flight partition (engine estimate): %.1f MiB, of which A·w, B·w, C·w and FFT buffers %.1f MiB\n",
+	est, estEval := engine.EstimatePartitionBytes(shape, all...)
+	fmt.Printf("host memory per in-flight partition (engine estimate): %.1f MiB, of which A·w, B·w, C·w %.1f MiB\n",
 		float64(est)/(1<<20), float64(estEval)/(1<<20))
 
 	several := len(workers)*len(gpus) > 1
@@ -81,13 +82,9 @@ func runBench(ctx context.Context, args []string) error {
 				return err
 			}
 			// The next run starts as this one did: parameters not yet on the devices.
-			for _, d := range devs {
-				if e, ok := d.(interface {
-					Evict(*prover.Parameters) error
-				}); ok {
-					if err := e.Evict(params); err != nil {
-						return err
-					}
+			for _, d := range gpuDevs {
+				if err := d.Evict(ctx, params.Identity()); err != nil {
+					return err
 				}
 			}
 		}
@@ -222,22 +219,34 @@ func (b *benchRun) do(ctx context.Context) error {
 
 // selectDevices returns the devices named by the --device flag: every GPU for "gpu", every GPU
 // or else the CPU for "auto", the CPU for "cpu".
-func selectDevices(which string) ([]prover.Device, error) {
+//
+// The GPUs are returned twice: as prover devices, and as the closable devices holding their
+// memory, which the caller closes.
+func selectDevices(which string) ([]prover.Device, []*gpu.ProverDevice, error) {
 	switch which {
 	case "cpu":
-		return []prover.Device{prover.CPU()}, nil
+		return []prover.Device{prover.CPU()}, nil, nil
 	case "auto", "gpu":
-		devs, err := gpu.ProverDevices()
+		gpus, err := gpu.ProverDevices()
 		if err == nil {
-			return devs, nil
+			return prover.NewDevices(gpus...), gpus, nil
 		}
 		if which == "gpu" || !(errors.Is(err, gpu.ErrNotLoaded) || errors.Is(err, gpu.ErrNoDevice)) {
-			return nil, err
+			return nil, nil, err
 		}
 		fmt.Printf("no GPU (%v): proving on the CPU\n", err)
-		return []prover.Device{prover.CPU()}, nil
+		return []prover.Device{prover.CPU()}, nil, nil
 	default:
-		return nil, fmt.Errorf("unknown device %q (want auto, cpu or gpu)", which)
+		return nil, nil, fmt.Errorf("unknown device %q (want auto, cpu or gpu)", which)
+	}
+}
+
+// closeAll frees the GPUs' memory.
+func closeAll(gpus []*gpu.ProverDevice) {
+	for _, g := range gpus {
+		if err := g.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "close %s: %v\n", g.Name(), err)
+		}
 	}
 }
 

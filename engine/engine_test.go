@@ -201,9 +201,15 @@ func simJob(t testing.TB, marker, n, priority int) *Job {
 	}
 }
 
-// newTestEngine starts an engine and closes it at the end of the test, checking that no
-// goroutine is left behind.
+// newTestEngine starts an engine without the self-check (the simulated devices' proofs never
+// verify) and closes it at the end of the test, checking that no goroutine is left behind.
 func newTestEngine(t *testing.T, opts ...Option) *Engine {
+	t.Helper()
+	return newCheckedEngine(t, append([]Option{WithoutSelfCheck()}, opts...)...)
+}
+
+// newCheckedEngine is newTestEngine with the engine's defaults, the self-check included.
+func newCheckedEngine(t *testing.T, opts ...Option) *Engine {
 	t.Helper()
 	base := runtime.NumGoroutine()
 	e, err := New(opts...)
@@ -320,7 +326,7 @@ func TestEngineOptions(t *testing.T) {
 func runSimJobs(t *testing.T, dev *simDevice, workers, jobs, parts int) []timeline.Event {
 	t.Helper()
 	var rec timeline.Recorder
-	e, err := New(WithDevices(dev), WithWorkersPerDevice(workers), WithSynthesisConcurrency(1),
+	e, err := New(WithDevices(dev), WithWorkersPerDevice(workers), WithSynthesisConcurrency(1), WithoutSelfCheck(),
 		WithTimeline(&rec))
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -598,7 +604,7 @@ func TestEngineCancelJob(t *testing.T) {
 			once.Do(func() { close(started) })
 		}
 	})
-	e, err := New(WithDevices(dev), WithTimeline(hook))
+	e, err := New(WithDevices(dev), WithTimeline(hook), WithoutSelfCheck())
 	require.NoError(t, err)
 	ctx := testCtx(t)
 	jctx, cancel := context.WithCancel(ctx)
@@ -644,7 +650,7 @@ func TestEngineMemoryBudget(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			budget := 3*est + est/2
 			dev := newSimDevice(time.Millisecond, 3*time.Millisecond, time.Millisecond)
-			e, err := New(WithDevices(dev), WithMemoryBudget(budget), WithSynthesisConcurrency(2),
+			e, err := New(WithDevices(dev), WithMemoryBudget(budget), WithSynthesisConcurrency(2), WithoutSelfCheck(),
 				WithQueueDepth(2))
 			require.NoError(t, err)
 			ctx := context.Background()
@@ -787,7 +793,7 @@ func TestEngineFailures(t *testing.T) {
 func TestEngineClose(t *testing.T) {
 	t.Run("drains", func(t *testing.T) {
 		base := runtime.NumGoroutine()
-		e, err := New(WithDevices(newSimDevice(time.Millisecond, 2*time.Millisecond, time.Millisecond)))
+		e, err := New(WithDevices(newSimDevice(time.Millisecond, 2*time.Millisecond, time.Millisecond)), WithoutSelfCheck())
 		require.NoError(t, err)
 		ctx := testCtx(t)
 		h, err := e.Submit(ctx, simJob(t, 1, 5, 0))
@@ -809,7 +815,7 @@ func TestEngineClose(t *testing.T) {
 	t.Run("cancels", func(t *testing.T) {
 		base := runtime.NumGoroutine()
 		dev := newSimDevice(time.Millisecond, time.Hour, time.Millisecond)
-		e, err := New(WithDevices(dev))
+		e, err := New(WithDevices(dev), WithoutSelfCheck())
 		require.NoError(t, err)
 		ctx := testCtx(t)
 		h, err := e.Submit(ctx, simJob(t, 1, 10, 0))
@@ -833,7 +839,7 @@ func TestEngineCPU(t *testing.T) {
 	pvk, err := prover.PrepareVerifyingKey(&params.VK)
 	require.NoError(t, err)
 	const seed = 99
-	e := newTestEngine(t, WithDevices(prover.NewCPUDevice()))
+	e := newCheckedEngine(t, WithDevices(prover.NewCPUDevice()))
 	ctx := testCtx(t)
 	h, err := e.Submit(ctx, &Job{
 		Params:     params,
@@ -847,6 +853,10 @@ func TestEngineCPU(t *testing.T) {
 	res, err := h.Wait(ctx)
 	require.NoError(t, err)
 	require.Equal(t, h.ID(), res.Job)
+	require.Len(t, res.Inputs, 3)
+	for i, in := range res.Inputs {
+		require.Equal(t, (&circuits.Scalable{Constraints: 40, Inputs: 2, Seed: seed, Partition: i}).PublicInputs(), in)
+	}
 	split, err := assemble.Split(res.Proof)
 	require.NoError(t, err)
 	require.Len(t, split, 3)

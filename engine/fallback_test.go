@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk-go/cuzk/circuits"
@@ -76,36 +78,134 @@ func TestEngineFallbackOption(t *testing.T) {
 	require.Error(t, err)
 }
 
-// TestEngineSelfCheck: with WithSelfCheck, a device that returns a wrong proof fails its job
-// with ErrSelfCheck, and correct proofs pass.
-func TestEngineSelfCheck(t *testing.T) {
+// scalableJob is a job of n partitions of a small real circuit with real parameters.
+func scalableJob(t *testing.T, n int) *Job {
+	shape, params := setupFor(t, &circuits.Scalable{Constraints: 40, Inputs: 2})
+	return &Job{Params: params, Shape: shape, Partitions: n, Circuit: func(i int) (synth.Circuit, error) {
+		return &circuits.Scalable{Constraints: 40, Inputs: 2, Seed: 5, Partition: i}, nil
+	}}
+}
+
+// TestEngineSelfCheckByDefault: with the engine's defaults, a device that returns a wrong proof
+// fails its job with ErrSelfCheck, and correct proofs pass; WithoutSelfCheck lets the wrong proof
+// through.
+func TestEngineSelfCheckByDefault(t *testing.T) {
 	ctx := testCtx(t)
 	liar := newSimDevice(0, time.Millisecond, 0) // its proofs are three generators: never valid
 
-	e := newTestEngine(t, WithDevices(liar), WithSelfCheck())
+	e := newCheckedEngine(t, WithDevices(liar))
 	h, err := e.Submit(ctx, simJob(t, 1, 2, 0))
 	require.NoError(t, err)
 	_, err = h.Wait(ctx)
 	require.ErrorIs(t, err, ErrSelfCheck)
 	require.ErrorContains(t, err, "finalize")
 
-	shape, params := setupFor(t, &circuits.Scalable{Constraints: 40, Inputs: 2})
-	job := func() *Job {
-		return &Job{Params: params, Shape: shape, Partitions: 3, Circuit: func(i int) (synth.Circuit, error) {
-			return &circuits.Scalable{Constraints: 40, Inputs: 2, Seed: 5, Partition: i}, nil
-		}}
-	}
-	good := newTestEngine(t, WithDevices(prover.NewCPUDevice()), WithSelfCheck())
-	h, err = good.Submit(ctx, job())
+	unchecked := newTestEngine(t, WithDevices(liar))
+	h, err = unchecked.Submit(ctx, simJob(t, 2, 2, 0))
+	require.NoError(t, err)
+	_, err = h.Wait(ctx)
+	require.NoError(t, err, "the opt-out accepts what the device returns")
+
+	good := newCheckedEngine(t, WithDevices(prover.NewCPUDevice()))
+	h, err = good.Submit(ctx, scalableJob(t, 3))
 	require.NoError(t, err)
 	_, err = h.Wait(ctx)
 	require.NoError(t, err)
+}
 
-	// Finalize-time failures are not retried (the evaluations are gone), so the liar with a
-	// fallback still fails: the self-check guarantees no wrong proof, not a retry.
-	rescued := newTestEngine(t, WithDevices(liar), WithSelfCheck(), WithFallback(prover.NewCPUDevice()))
-	h, err = rescued.Submit(ctx, job())
+// TestEngineFallbackRescuesWrongProofs: a device whose proofs fail the self-check has its
+// partitions proved again on the fallback, and the job's proofs verify.
+func TestEngineFallbackRescuesWrongProofs(t *testing.T) {
+	ctx := testCtx(t)
+	liar := newSimDevice(0, time.Millisecond, 0)
+	e := newCheckedEngine(t, WithDevices(liar), WithFallback(prover.NewCPUDevice()))
+	job := scalableJob(t, 3)
+	h, err := e.Submit(ctx, job)
+	require.NoError(t, err)
+	res, err := h.Wait(ctx)
+	require.NoError(t, err)
+	pvk, err := prover.PrepareVerifyingKey(&job.Params.VK)
+	require.NoError(t, err)
+	for i, p := range res.Partitions {
+		require.NoError(t, prover.Verify(pvk, p, res.Inputs[i]), "partition %d", i)
+	}
+}
+
+// TestEngineFallbackIsChecked: the fallback's proofs pass the self-check too; a fallback that
+// returns wrong proofs fails the job with ErrSelfCheck instead of handing them out.
+func TestEngineFallbackIsChecked(t *testing.T) {
+	ctx := testCtx(t)
+	broken := newSimDevice(0, 0, 0)
+	broken.runHook = func(uint64) error { return errors.New("device error") }
+	liar := newSimDevice(0, 0, 0)
+	e := newCheckedEngine(t, WithDevices(broken), WithFallback(liar))
+	h, err := e.Submit(ctx, scalableJob(t, 2))
 	require.NoError(t, err)
 	_, err = h.Wait(ctx)
 	require.ErrorIs(t, err, ErrSelfCheck)
+	require.ErrorContains(t, err, "fallback")
+	require.Positive(t, liar.runs.Load())
+}
+
+// lockFailDevice is a simulated device whose kernel lock cannot be taken.
+type lockFailDevice struct{ *simDevice }
+
+func (lockFailDevice) Lock(context.Context) error { return errors.New("device lost") }
+
+// TestEngineLockFailureFallsBack: a partition whose device lock fails (not by cancellation) is
+// proved on the fallback device.
+func TestEngineLockFailureFallsBack(t *testing.T) {
+	ctx := testCtx(t)
+	cpu := newSimDevice(0, 0, 0)
+	e := newTestEngine(t, WithDevices(lockFailDevice{newSimDevice(0, 0, 0)}), WithFallback(cpu))
+	h, err := e.Submit(ctx, simJob(t, 1, 3, 0))
+	require.NoError(t, err)
+	_, err = h.Wait(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), cpu.runs.Load())
+}
+
+// corruptingDevice proves on the CPU but first overwrites the assignment it was given, then
+// fails: the fallback must not prove from what it left behind.
+type corruptingDevice struct{ prover.Device }
+
+func (d corruptingDevice) Prepare(ctx context.Context, params *prover.Parameters, asg *synth.Assignment, rs prover.Randomness) (prover.Task, error) {
+	for _, v := range [][]fr.Element{asg.A, asg.B, asg.C, asg.W} {
+		for i := range v {
+			v[i].SetUint64(uint64(i) + 3)
+		}
+	}
+	return nil, errors.New("device error after scribbling on the assignment")
+}
+
+func TestEngineFallbackResynthesizes(t *testing.T) {
+	ctx := testCtx(t)
+	e := newTestEngine(t, WithDevices(corruptingDevice{prover.NewCPUDevice()}), WithFallback(prover.NewCPUDevice()))
+	job := scalableJob(t, 2)
+	h, err := e.Submit(ctx, job)
+	require.NoError(t, err)
+	res, err := h.Wait(ctx)
+	require.NoError(t, err)
+	pvk, err := prover.PrepareVerifyingKey(&job.Params.VK)
+	require.NoError(t, err)
+	for i, p := range res.Partitions {
+		in := (&circuits.Scalable{Constraints: 40, Inputs: 2, Seed: 5, Partition: i}).PublicInputs()
+		require.NoError(t, prover.Verify(pvk, p, in), "partition %d", i)
+	}
+}
+
+// TestEngineBoundsCounts: counts beyond the engine's bounds are errors where they enter, not
+// allocations.
+func TestEngineBoundsCounts(t *testing.T) {
+	e := newTestEngine(t, WithDevices(newSimDevice(0, 0, 0)))
+	jb := simJob(t, 1, 1, 0)
+	for _, n := range []int{0, -1, MaxPartitions + 1, 1 << 40} {
+		jb.Partitions = n
+		_, err := e.Submit(testCtx(t), jb)
+		require.ErrorContains(t, err, "partitions, want 1 to")
+	}
+	for _, o := range []Option{WithWorkersPerDevice(1 << 40), WithSynthesisConcurrency(1 << 40), WithQueueDepth(1 << 40)} {
+		_, err := New(o)
+		require.ErrorContains(t, err, "want 1 to")
+	}
 }

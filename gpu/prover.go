@@ -162,12 +162,16 @@ func (p *ProverDevice) Resident(ctx context.Context, srs *primitive.SRS) (primit
 	if srs.ID == "" {
 		return nil, errors.New("gpu: resident parameters need an identity")
 	}
-	if s := p.lookup(srs.ID); s != nil {
+	if s, err := p.lookup(srs.ID); err != nil {
+		return nil, err
+	} else if s != nil {
 		return s, nil
 	}
 	p.upload.Lock()
 	defer p.upload.Unlock()
-	if s := p.lookup(srs.ID); s != nil {
+	if s, err := p.lookup(srs.ID); err != nil {
+		return nil, err
+	} else if s != nil {
 		return s, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -192,10 +196,14 @@ func (p *ProverDevice) Resident(ctx context.Context, srs *primitive.SRS) (primit
 	return s, nil
 }
 
-func (p *ProverDevice) lookup(id string) *SRS {
+// lookup returns the resident SRS of identity id (nil if none), or ErrClosed after Close.
+func (p *ProverDevice) lookup(id string) (*SRS, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.srs[id]
+	if p.closed {
+		return nil, fmt.Errorf("gpu: device %d: %w", p.dev.Index(), ErrClosed)
+	}
+	return p.srs[id], nil
 }
 
 func (p *ProverDevice) uploadSRS(srs *primitive.SRS) (*SRS, error) {
@@ -240,7 +248,9 @@ func (p *ProverDevice) checkFits(srs *primitive.SRS) error {
 // Evict frees the resident SRS of identity id, if any, once no partition uses it (it waits for
 // the kernel lock, honouring ctx).
 func (p *ProverDevice) Evict(ctx context.Context, id string) error {
-	s := p.lookup(id)
+	p.mu.Lock()
+	s := p.srs[id]
+	p.mu.Unlock()
 	if s == nil {
 		return nil
 	}

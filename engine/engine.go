@@ -283,7 +283,8 @@ type Job struct {
 	// Partitions is the number of partitions, ≥ 1.
 	Partitions int
 	// Circuit builds partition i's circuit. It is called lazily, right before the partition's
-	// synthesis, from a synthesis worker (concurrently for different partitions).
+	// synthesis, from a synthesis worker (concurrently for different partitions), and once more
+	// for a partition whose device failed, when a fallback device proves it again.
 	Circuit func(partition int) (synth.Circuit, error)
 	// Randomness gives partition i's blinding scalars r and s. Nil draws them from crypto/rand;
 	// fixed values are for tests only (see Randomness).

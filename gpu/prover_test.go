@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/cuzk-go/cuzk/circuits"
 	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/engine"
@@ -83,6 +85,75 @@ func TestProverMatchesCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// denseA is a circuit whose every aux variable is in A (so A's scalars are w itself, not a
+// compaction) and whose input u is only in C (so B's input density leaves it out): the density
+// paths TestProverMatchesCPU's scalable circuit does not take.
+type denseA struct{ n int }
+
+func (c denseA) Synthesize(cs *synth.CS) error {
+	vs := make([]synth.Variable, c.n)
+	for i := range vs {
+		vs[i] = cs.Alloc(fr.NewElement(uint64(i*i + 2)))
+		cs.Enforce("v·1 = v", synth.V(vs[i]), synth.V(synth.One), synth.V(vs[i]))
+	}
+	u := cs.AllocInput(fr.NewElement(2))
+	cs.Enforce("v0·1 = u", synth.V(vs[0]), synth.V(synth.One), synth.V(u))
+	return nil
+}
+
+// TestProverMatchesCPUDensities proves denseA on the GPU and the CPU with the same r and s: the
+// proofs must be byte-identical and verify.
+func TestProverMatchesCPUDensities(t *testing.T) {
+	d := testDevice(t)
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	ctx := context.Background()
+	c := denseA{n: 3000}
+	shape, err := synth.Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shape.ADensityAux.Count() != shape.NumAux || shape.BDensityInput.Count() == shape.NumInputs {
+		t.Fatalf("densities: a_aux %d of %d, b_input %d of %d", shape.ADensityAux.Count(), shape.NumAux,
+			shape.BDensityInput.Count(), shape.NumInputs)
+	}
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := devsetup.InsecureSetup(shape, tw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asg, err := synth.Synthesize(ctx, shape, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := prover.NewRandomness()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, cp := onGPU.Bytes(), onCPU.Bytes()
+	if !bytes.Equal(g[:], cp[:]) {
+		t.Fatal("GPU proof differs from the CPU proof")
+	}
+	pvk, err := prover.PrepareVerifyingKey(&params.VK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prover.Verify(pvk, onGPU, asg.PublicInputs()); err != nil {
+		t.Fatal(err)
 	}
 }
 

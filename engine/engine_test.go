@@ -34,6 +34,8 @@ type simDevice struct {
 	locked                 atomic.Bool
 	active, maxActive      atomic.Int32
 	runs                   atomic.Int64
+	// hostBytes, if set, is what the device says a partition costs the host.
+	hostBytes int64
 	// runHook, if set, is called at the start of Run with the partition's tag (its first
 	// public input); it may panic or return an error.
 	runHook func(tag uint64) error
@@ -45,8 +47,13 @@ func newSimDevice(prepare, run, finalize time.Duration) *simDevice {
 
 func (d *simDevice) Name() string { return "sim" }
 
-// HostBytes is what the CPU device would hold.
-func (d *simDevice) HostBytes(shape *synth.Shape) int64 { return prover.CPU().HostBytes(shape) }
+// HostBytes is hostBytes when set, else what the CPU device would hold.
+func (d *simDevice) HostBytes(shape *synth.Shape) int64 {
+	if d.hostBytes != 0 {
+		return d.hostBytes
+	}
+	return prover.CPU().HostBytes(shape)
+}
 
 func (d *simDevice) Lock(ctx context.Context) error {
 	if err := d.lock.Acquire(ctx, 1); err != nil {
@@ -258,8 +265,11 @@ func TestEstimatePartitionBytes(t *testing.T) {
 	b := int64(shape.BDensityInput.Count() + shape.BDensityAux.Count())
 	cpu := (3*m + w + a + b) * 32 // the CPU workspace: a, b, c over the domain, w, A and B scalars
 	require.Equal(t, eval+w*32+cpu, total)
-	total2, _ := EstimatePartitionBytes(shape, prover.CPU(), newSimDevice(0, 0, 0))
-	require.Equal(t, total, total2, "the costliest device counts")
+	big := newSimDevice(0, 0, 0)
+	big.hostBytes = cpu + 1000
+	total2, eval2 := EstimatePartitionBytes(shape, prover.CPU(), big)
+	require.Equal(t, total+1000, total2, "the costliest device counts")
+	require.Equal(t, eval, eval2)
 
 	kb, ok := parseMemTotal([]byte("MemFree: 1 kB\nMemTotal:       24576000 kB\n"))
 	require.True(t, ok)

@@ -30,6 +30,7 @@ typedef struct {
 	cuzk_error_t (*bases_free)(cuzk_bases_t *);
 	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
+	// debug_field is NULL when the library was built without test kernels.
 	cuzk_error_t (*debug_field)(int32_t, int32_t, int32_t, const void *, const void *, void *, uint64_t);
 } cuzk_table;
 
@@ -72,8 +73,10 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_free, "cuzk_bases_free");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
-	SYM(debug_field, "cuzk_debug_field");
 #undef SYM
+	// Optional: only a test build of the library (make TEST_KERNELS=1) has the field-op checker.
+	*(void **)(&t->debug_field) = dlsym(h, "cuzk_debug_field");
+	dlerror();
 	return t;
 }
 
@@ -123,6 +126,7 @@ static cuzk_error_t t_msm_host(cuzk_table *t, uintptr_t b, const void *s, uint64
 static cuzk_error_t t_msm_device(cuzk_table *t, uintptr_t b, uintptr_t s, uint64_t off, uint64_t n, void *out) {
 	return t->msm_device((cuzk_bases_t *)b, (cuzk_fr_buf_t *)s, off, n, out);
 }
+static int t_has_debug_field(cuzk_table *t) { return t->debug_field != NULL; }
 static cuzk_error_t t_debug_field(cuzk_table *t, int32_t d, int32_t f, int32_t op, const void *a, const void *b, void *o, uint64_t n) {
 	return t->debug_field(d, f, op, a, b, o, n);
 }
@@ -284,5 +288,8 @@ func (b *backend) msmDevice(dev int, h, s uintptr, off, n uint64, out unsafe.Poi
 }
 
 func (b *backend) debugField(dev, field, op int, a, bb, out unsafe.Pointer, n uint64) error {
+	if C.t_has_debug_field(b.t) == 0 {
+		return errNoTestKernels
+	}
 	return b.check(dev, C.t_debug_field(b.t, C.int32_t(dev), C.int32_t(field), C.int32_t(op), a, bb, out, C.uint64_t(n)))
 }

@@ -17,7 +17,9 @@
 //     the ld.so cache).
 //
 // A library that is found must export every symbol of csrc/include/cuzk.h
-// and report the ABI version this package was written for.
+// and report the ABI version this package was written for; only
+// cuzk_debug_field, which a test build (make TEST_KERNELS=1) adds, is
+// optional.
 //
 // # CPU fallback
 //
@@ -30,7 +32,24 @@
 //	dev, err := lib.Device(0)
 //	if errors.Is(err, gpu.ErrNoDevice) { /* CPU path */ }
 //
-// # Usage
+// # Proving
+//
+// ProverDevices returns one ProverDevice per GPU. A ProverDevice implements
+// prover/primitive.Device — the steps of a Groth16 proof: staging, NTTs, the
+// coset quotient, density compaction and MSMs — and prover.NewDevice runs
+// Groth16's recipe over it; this package does not know the recipe and does
+// not import prover. It owns device memory, so close it:
+//
+//	gpus, err := gpu.ProverDevices() // errors match ErrNotLoaded / ErrNoDevice
+//	defer func() { for _, g := range gpus { g.Close() } }()
+//	devs := prover.NewDevices(gpus...) // for prover.WithDevice or engine.WithDevices
+//
+// A parameter set's points are uploaded once per identity
+// (prover.Parameters.Identity) and stay resident until the *SRS handle that
+// Resident returns is closed, Evict, or Close. Partitions are staged in
+// device buffers of their own outside the kernel lock and reuse them.
+//
+// # Kernels
 //
 //	if err := dev.Lock(ctx); err != nil { return err } // one kernel user at a time
 //	defer dev.Unlock()

@@ -42,8 +42,8 @@ func TestDeviceLockHonoursContext(t *testing.T) {
 		t.Fatalf("Lock on held device with cancelled ctx = %v, want context.Canceled", err)
 	}
 	d.Unlock()
-	if !d.TryLock() {
-		t.Fatal("TryLock after Unlock failed")
+	if err := d.Lock(context.Background()); err != nil {
+		t.Fatalf("Lock after Unlock: %v", err)
 	}
 	d.Unlock()
 }

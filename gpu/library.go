@@ -140,10 +140,7 @@ func (d *Device) Lock(ctx context.Context) error {
 	return nil
 }
 
-// TryLock acquires the kernel lock if it is free and reports whether it did.
-func (d *Device) TryLock() bool { return d.sem.TryAcquire(1) }
-
-// Unlock releases the kernel lock taken by Lock or TryLock.
+// Unlock releases the kernel lock taken by Lock.
 func (d *Device) Unlock() { d.sem.Release(1) }
 
 // Properties describes a device.

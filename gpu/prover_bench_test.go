@@ -9,9 +9,11 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/circuits"
 	"github.com/cuzk-go/cuzk/circuits/porep"
+	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
@@ -65,8 +67,9 @@ func BenchmarkProvePartitionGPU(b *testing.B) {
 			asg, params := st.asg, st.params
 			pd := NewProverDevice(d)
 			defer pd.Close()
+			dev := prover.NewDevice(pd)
 			// Warm up: uploads the SRS, allocates the NTT buffers, builds the NTT tables.
-			proof, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(pd))
+			proof, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(dev))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -83,7 +86,7 @@ func BenchmarkProvePartitionGPU(b *testing.B) {
 			b.Logf("SRS upload %s", warm.SRSUpload)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(pd)); err != nil {
+				if _, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(dev)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -145,20 +148,30 @@ func setupWorkload(b *testing.B, name string, random bool, build func() (synth.C
 	t0 = time.Now()
 	var params *prover.Parameters
 	if random {
-		params = prover.RandomParameters(shape, 1)
+		params = devsetup.RandomParameters(shape, 1)
 	} else {
-		tw, err := prover.NewToxicWaste(rand.Reader)
+		tw, err := devsetup.NewToxicWaste(rand.Reader)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if params, err = prover.InsecureSetup(shape, tw); err != nil {
+		if params, err = devsetup.InsecureSetup(shape, tw); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.Logf("%s: %d constraints, domain 2^%d, %d aux; compile %s, synthesize %s, params %s (random=%v)",
 		name, shape.NumConstraints, log2(shape.DomainSize()), shape.NumAux, compiled, synthesized, time.Since(t0), random)
 	// B_G2 on the CPU instead, for the choice of where it runs: one gnark MSM on all cores.
-	sc := prover.ScalarsB(asg)
+	var sc []fr.Element // the B queries' scalars: inputs b_input marks, then aux b_aux marks
+	for i, v := range asg.Inputs {
+		if shape.BDensityInput.Has(i) {
+			sc = append(sc, v)
+		}
+	}
+	for i, v := range asg.Aux {
+		if shape.BDensityAux.Has(i) {
+			sc = append(sc, v)
+		}
+	}
 	var cpuB2 bls12381.G2Jac
 	t0 = time.Now()
 	if len(sc) > 0 {

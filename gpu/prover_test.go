@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
@@ -21,11 +26,11 @@ func setupScalable(tb testing.TB, logN, inputs int) (*circuits.Scalable, *synth.
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tw, err := prover.NewToxicWaste(rand.Reader)
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	params, err := prover.InsecureSetup(shape, tw)
+	params, err := devsetup.InsecureSetup(shape, tw)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,7 +65,7 @@ func TestProverMatchesCPU(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(pd), prover.WithRandomness(rs))
+				onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,10 +81,123 @@ func TestProverMatchesCPU(t *testing.T) {
 					t.Fatalf("partition %d: %v", part, err)
 				}
 			}
-			if err := pd.Evict(params); err != nil {
+			if err := pd.Evict(ctx, params.Identity()); err != nil {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// denseA is a circuit whose every aux variable is in A (so A's scalars are w itself, not a
+// compaction) and whose input u is only in C (so B's input density leaves it out): the density
+// paths TestProverMatchesCPU's scalable circuit does not take.
+type denseA struct{ n int }
+
+func (c denseA) Synthesize(cs *synth.CS) error {
+	vs := make([]synth.Variable, c.n)
+	for i := range vs {
+		vs[i] = cs.Alloc(fr.NewElement(uint64(i*i + 2)))
+		cs.Enforce("v·1 = v", synth.V(vs[i]), synth.V(synth.One), synth.V(vs[i]))
+	}
+	u := cs.AllocInput(fr.NewElement(2))
+	cs.Enforce("v0·1 = u", synth.V(vs[0]), synth.V(synth.One), synth.V(u))
+	return nil
+}
+
+// TestProverMatchesCPUDensities proves denseA on the GPU and the CPU with the same r and s: the
+// proofs must be byte-identical and verify.
+func TestProverMatchesCPUDensities(t *testing.T) {
+	d := testDevice(t)
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	ctx := context.Background()
+	c := denseA{n: 3000}
+	shape, err := synth.Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shape.ADensityAux.Count() != shape.NumAux || shape.BDensityInput.Count() == shape.NumInputs {
+		t.Fatalf("densities: a_aux %d of %d, b_input %d of %d", shape.ADensityAux.Count(), shape.NumAux,
+			shape.BDensityInput.Count(), shape.NumInputs)
+	}
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := devsetup.InsecureSetup(shape, tw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asg, err := synth.Synthesize(ctx, shape, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := prover.NewRandomness()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, cp := onGPU.Bytes(), onCPU.Bytes()
+	if !bytes.Equal(g[:], cp[:]) {
+		t.Fatal("GPU proof differs from the CPU proof")
+	}
+	pvk, err := prover.PrepareVerifyingKey(&params.VK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prover.Verify(pvk, onGPU, asg.PublicInputs()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestProverResidentOncePerIdentity checks that parameters read twice (two values, one identity)
+// are uploaded once, that closing the handle evicts them, and that a closed device refuses work.
+func TestProverResidentOncePerIdentity(t *testing.T) {
+	d := testDevice(t)
+	pd := NewProverDevice(d)
+	ctx := context.Background()
+	_, _, params := setupScalable(t, 10, 2)
+	var buf bytes.Buffer
+	if _, err := params.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	again, err := prover.DecodeParameters(buf.Bytes(), prover.Unchecked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := pd.Resident(ctx, params.SRS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := pd.Resident(ctx, again.SRS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != second {
+		t.Fatal("the same parameters read twice were uploaded twice")
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	third, err := pd.Resident(ctx, again.SRS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third == first {
+		t.Fatal("a closed SRS is still resident")
+	}
+	if err := pd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pd.Resident(ctx, params.SRS()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Resident after Close: %v, want ErrClosed", err)
 	}
 }
 
@@ -93,7 +211,7 @@ func TestProverEngineWorkersInterlock(t *testing.T) {
 	}
 	defer func() {
 		for _, d := range devs {
-			d.(*ProverDevice).Close()
+			d.Close()
 		}
 	}()
 	logN, jobs, parts := 12, 2, 6
@@ -102,15 +220,15 @@ func TestProverEngineWorkersInterlock(t *testing.T) {
 	}
 	c, shape, params := setupScalable(t, logN, 4)
 	var rec timeline.Recorder
-	eng, err := prover.NewEngine(prover.WithDevices(devs...), prover.WithWorkersPerDevice(2), prover.WithTimeline(&rec))
+	eng, err := engine.New(engine.WithDevices(prover.NewDevices(devs...)...), engine.WithWorkersPerDevice(2), engine.WithTimeline(&rec))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	handles := make([]*prover.Handle, jobs)
+	handles := make([]*engine.Handle, jobs)
 	for j := range handles {
 		seed := uint64(100 + j)
-		handles[j], err = eng.Submit(ctx, &prover.Job{Params: params, Shape: shape, Partitions: parts,
+		handles[j], err = eng.Submit(ctx, &engine.Job{Params: params, Shape: shape, Partitions: parts,
 			Circuit: func(p int) (synth.Circuit, error) {
 				return &circuits.Scalable{Constraints: c.Constraints, Inputs: c.Inputs, Seed: seed, Partition: p}, nil
 			}})

@@ -1,4 +1,4 @@
-package prover
+package prover_test
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
-var sinkProof *Proof
+var sinkProof *prover.Proof
 
-// BenchmarkProvePartition measures one partition's proof on the CPU (synthesis excluded).
+// BenchmarkProvePartition measures one partition's proof on the prover.CPU (synthesis excluded).
 func BenchmarkProvePartition(b *testing.B) {
 	for _, logN := range []int{16, 20} {
 		b.Run(fmt.Sprintf("2^%d/cpu", logN), func(b *testing.B) {
@@ -21,11 +23,11 @@ func BenchmarkProvePartition(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tw, err := NewToxicWaste(rand.Reader)
+			tw, err := devsetup.NewToxicWaste(rand.Reader)
 			if err != nil {
 				b.Fatal(err)
 			}
-			params, err := InsecureSetup(shape, tw)
+			params, err := devsetup.InsecureSetup(shape, tw)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -35,7 +37,7 @@ func BenchmarkProvePartition(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if sinkProof, err = ProvePartition(context.Background(), params, asg); err != nil {
+				if sinkProof, err = prover.ProvePartition(context.Background(), params, asg); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,6 +2,7 @@ package prover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -11,135 +12,211 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	"golang.org/x/sync/semaphore"
 
-	"github.com/cuzk-go/cuzk/synth"
+	"github.com/cuzk-go/cuzk/prover/primitive"
 )
-
-// cpuDevice proves with gnark-crypto on the host's cores.
-type cpuDevice struct {
-	lock *semaphore.Weighted
-}
 
 var defaultCPU = NewCPUDevice()
 
 // CPU returns the shared CPU device.
 func CPU() Device { return defaultCPU }
 
-// NewCPUDevice returns a CPU device with a lock of its own. Its "device work" (FFTs and MSMs)
-// runs on all cores; the lock keeps two workers from running it at once, as on a GPU.
-func NewCPUDevice() Device { return &cpuDevice{lock: semaphore.NewWeighted(1)} }
+// NewCPUDevice returns a CPU device with a lock of its own. Its device work (NTTs and MSMs with
+// gnark-crypto) runs on all cores; the lock keeps two workers from running it at once, as on a
+// GPU. Its workspace is host memory: 32 bytes per element of the domain's three vectors, w and
+// the compacted A and B scalars.
+func NewCPUDevice() Device { return NewDevice(&cpuPrimitives{lock: semaphore.NewWeighted(1)}) }
 
-func (d *cpuDevice) Name() string { return fmt.Sprintf("cpu (%d cores)", runtime.GOMAXPROCS(0)) }
+// cpuPrimitives implements primitive.Device on the host's cores.
+type cpuPrimitives struct {
+	lock *semaphore.Weighted
+}
 
-func (d *cpuDevice) Lock(ctx context.Context) error { return d.lock.Acquire(ctx, 1) }
+func (d *cpuPrimitives) Name() string { return fmt.Sprintf("cpu (%d cores)", runtime.GOMAXPROCS(0)) }
 
-func (d *cpuDevice) Unlock() { d.lock.Release(1) }
+func (d *cpuPrimitives) Lock(ctx context.Context) error { return d.lock.Acquire(ctx, 1) }
 
-func (d *cpuDevice) Prepare(ctx context.Context, params *Parameters, asg *synth.Assignment, rs Randomness) (Task, error) {
-	if err := CheckParameters(params, asg.Shape); err != nil {
-		return nil, err
-	}
-	if asg.A == nil {
-		return nil, fmt.Errorf("prover: assignment evaluations were released")
-	}
+func (d *cpuPrimitives) Unlock() { d.lock.Release(1) }
+
+func (d *cpuPrimitives) HostBytes(dims primitive.Dims) int64 {
+	return (3*int64(dims.Domain) + int64(dims.W) + int64(dims.A) + int64(dims.B)) * fr.Bytes
+}
+
+func (d *cpuPrimitives) Workspace(ctx context.Context, dims primitive.Dims) (primitive.Workspace, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &cpuTask{params: params, asg: asg, rs: rs, sc: CompactScalars(asg)}, nil
-}
-
-type cpuTask struct {
-	params *Parameters
-	asg    *synth.Assignment
-	rs     Randomness
-	sc     PartitionScalars
-	res    MSMResults
-}
-
-// Run computes H and the five MSMs, checking ctx between stages.
-func (t *cpuTask) Run(ctx context.Context) error {
-	h := computeH(t.asg)
-	p := t.params
-	steps := []func() error{
-		func() error { return msmG1(&t.res.H, p.H, h) },
-		func() error { return msmG1(&t.res.A, p.A, t.sc.A) },
-		func() error { return msmG1(&t.res.B1, p.BG1, t.sc.B) },
-		func() error { return msmG1(&t.res.L, p.L, t.sc.Aux) },
-		func() error { return msmG2(&t.res.B2, p.BG2, t.sc.B) },
+	ws := &cpuWorkspace{}
+	for b, n := range []int{dims.Domain, dims.Domain, dims.Domain, dims.W, dims.A, dims.B} {
+		ws.bufs[b] = make([]fr.Element, n)
 	}
-	for _, step := range steps {
-		if err := ctx.Err(); err != nil {
-			return err
+	return ws, nil
+}
+
+// Resident returns srs itself: the CPU's MSMs read the host's points.
+func (d *cpuPrimitives) Resident(ctx context.Context, srs *primitive.SRS) (primitive.Bases, error) {
+	return cpuBases{srs}, nil
+}
+
+type cpuBases struct{ srs *primitive.SRS }
+
+func (cpuBases) Close() error { return nil }
+
+// cpuWorkspace holds a partition's vectors in host memory, indexed by primitive.Buf.
+type cpuWorkspace struct {
+	bufs [primitive.BufScalarsB + 1][]fr.Element
+}
+
+func (w *cpuWorkspace) buf(b primitive.Buf, off, n int) ([]fr.Element, error) {
+	if b < 0 || int(b) >= len(w.bufs) {
+		return nil, fmt.Errorf("no buffer %d", b)
+	}
+	v := w.bufs[b]
+	if off < 0 || n < 0 || off > len(v) || n > len(v)-off {
+		return nil, fmt.Errorf("[%d, %d) of buffer %d of %d scalars: out of range", off, off+n, b, len(v))
+	}
+	return v[off : off+n], nil
+}
+
+func (w *cpuWorkspace) Upload(ctx context.Context, dst primitive.Buf, src []fr.Element) error {
+	v, err := w.buf(dst, 0, len(src))
+	if err != nil {
+		return err
+	}
+	copy(v, src)
+	clear(w.bufs[dst][len(src):])
+	return nil
+}
+
+func (w *cpuWorkspace) Compact(ctx context.Context, dst primitive.Buf, off int, src primitive.Buf, srcOff, n int, mask []uint64) (int, error) {
+	s, err := w.buf(src, srcOff, n)
+	if err != nil {
+		return 0, err
+	}
+	if len(mask) < (n+63)/64 {
+		return 0, fmt.Errorf("mask of %d words covers fewer than %d scalars", len(mask), n)
+	}
+	d, err := w.buf(dst, off, 0)
+	if err != nil {
+		return 0, err
+	}
+	d = w.bufs[dst][off:]
+	k := 0
+	for i := range s {
+		if mask[i/64]>>(i%64)&1 == 1 {
+			if k == len(d) {
+				return 0, fmt.Errorf("compact into buffer %d: more than %d marked scalars", dst, len(d))
+			}
+			d[k] = s[i]
+			k++
 		}
-		if err := step(); err != nil {
-			return err
+	}
+	return k, nil
+}
+
+// NTT maps the transform onto gnark-crypto's: DIF takes natural order to bit-reversed, DIT
+// bit-reversed to natural; natural → natural and bit-reversed → bit-reversed add a BitReverse.
+func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg primitive.NTT) error {
+	if logN < 1 || logN > 40 {
+		return fmt.Errorf("ntt of 2^%d: bad size", logN)
+	}
+	v, err := w.buf(b, 0, 1<<logN)
+	if err != nil {
+		return err
+	}
+	domain := fft.NewDomain(uint64(len(v)), fft.WithCache())
+	var opts []fft.Option
+	if cfg.Coset {
+		opts = append(opts, fft.OnCoset())
+	}
+	run := func(dd fft.Decimation) {
+		if cfg.Inverse {
+			domain.FFTInverse(v, dd, opts...)
+		} else {
+			domain.FFT(v, dd, opts...)
 		}
+	}
+	switch {
+	case !cfg.InputBitReversed && cfg.OutputBitReversed:
+		run(fft.DIF)
+	case cfg.InputBitReversed && !cfg.OutputBitReversed:
+		run(fft.DIT)
+	case !cfg.InputBitReversed:
+		run(fft.DIF)
+		fft.BitReverse(v)
+	default:
+		run(fft.DIT)
+		fft.BitReverse(v)
 	}
 	return nil
 }
 
-func (t *cpuTask) Finalize(ctx context.Context) (*Proof, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+func (w *cpuWorkspace) Quotient(ctx context.Context, a, b, c primitive.Buf, n int, zInv fr.Element) error {
+	if a == b || a == c || b == c {
+		return errors.New("quotient: a, b and c must be distinct buffers")
 	}
-	return AssembleProof(&t.params.VK, &t.res, t.rs), nil
+	va, err := w.buf(a, 0, n)
+	if err != nil {
+		return err
+	}
+	vb, err := w.buf(b, 0, n)
+	if err != nil {
+		return err
+	}
+	vc, err := w.buf(c, 0, n)
+	if err != nil {
+		return err
+	}
+	for i := range va {
+		va[i].Mul(&va[i], &vb[i]).Sub(&va[i], &vc[i]).Mul(&va[i], &zInv)
+	}
+	return nil
 }
 
-func (t *cpuTask) Release() { t.sc = PartitionScalars{} }
-
-// computeH returns the m−1 coefficients of h = (a·b − c)/Z, Z = X^m − 1, from the evaluations
-// of a, b, c over the domain: inverse FFT, FFT on the coset g·⟨ω⟩ (g = 7, Fr's multiplicative
-// generator) where Z(gω^i) = g^m − 1 is constant, pointwise division, inverse FFT on the coset.
-func computeH(asg *synth.Assignment) []fr.Element {
-	m := asg.Shape.DomainSize()
-	domain := fft.NewDomain(uint64(m), fft.WithCache())
-	a := make([]fr.Element, m)
-	b := make([]fr.Element, m)
-	c := make([]fr.Element, m)
-	copy(a, asg.A)
-	copy(b, asg.B)
-	copy(c, asg.C)
-	for _, v := range [][]fr.Element{a, b, c} {
-		domain.FFTInverse(v, fft.DIF)
-		domain.FFT(v, fft.DIT, fft.OnCoset())
+func (w *cpuWorkspace) MSMG1(ctx context.Context, bases primitive.Bases, sec primitive.Section, s primitive.Buf, off, n int) (bls12381.G1Jac, error) {
+	var out bls12381.G1Jac
+	cb, ok := bases.(cpuBases)
+	if !ok {
+		return out, fmt.Errorf("%s msm: bases of another device", sec)
 	}
-	var zInv, one fr.Element
-	one.SetOne()
-	zInv.Exp(domain.FrMultiplicativeGen, bigUint(uint64(m)))
-	zInv.Sub(&zInv, &one)
-	zInv.Inverse(&zInv)
-	for i := range a {
-		a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+	var pts []bls12381.G1Affine
+	switch sec {
+	case primitive.SectionH:
+		pts = cb.srs.H
+	case primitive.SectionL:
+		pts = cb.srs.L
+	case primitive.SectionA:
+		pts = cb.srs.A
+	case primitive.SectionBG1:
+		pts = cb.srs.BG1
+	default:
+		return out, fmt.Errorf("%s msm: not a G1 section", sec)
 	}
-	domain.FFTInverse(a, fft.DIF, fft.OnCoset())
-	fft.BitReverse(a)
-	return a[:m-1]
+	sc, err := w.buf(s, off, n)
+	if err != nil {
+		return out, err
+	}
+	if n < 1 || n > len(pts) {
+		return out, fmt.Errorf("%s msm: %d scalars for %d points", sec, n, len(pts))
+	}
+	_, err = out.MultiExp(pts[:n], sc, ecc.MultiExpConfig{})
+	return out, err
 }
 
-func msmG1(out *bls12381.G1Jac, points []bls12381.G1Affine, scalars []fr.Element) error {
-	if len(points) != len(scalars) {
-		return fmt.Errorf("prover: msm: %d points for %d scalars", len(points), len(scalars))
+func (w *cpuWorkspace) MSMG2(ctx context.Context, bases primitive.Bases, s primitive.Buf, off, n int) (bls12381.G2Jac, error) {
+	var out bls12381.G2Jac
+	cb, ok := bases.(cpuBases)
+	if !ok {
+		return out, errors.New("b_g2 msm: bases of another device")
 	}
-	if len(points) == 0 {
-		out.Set(&g1Infinity)
-		return nil
+	sc, err := w.buf(s, off, n)
+	if err != nil {
+		return out, err
 	}
-	_, err := out.MultiExp(points, scalars, ecc.MultiExpConfig{})
-	return err
+	if n < 1 || n > len(cb.srs.BG2) {
+		return out, fmt.Errorf("b_g2 msm: %d scalars for %d points", n, len(cb.srs.BG2))
+	}
+	_, err = out.MultiExp(cb.srs.BG2[:n], sc, ecc.MultiExpConfig{})
+	return out, err
 }
 
-func msmG2(out *bls12381.G2Jac, points []bls12381.G2Affine, scalars []fr.Element) error {
-	if len(points) != len(scalars) {
-		return fmt.Errorf("prover: msm: %d points for %d scalars", len(points), len(scalars))
-	}
-	if len(points) == 0 {
-		out.Set(&g2Infinity)
-		return nil
-	}
-	_, err := out.MultiExp(points, scalars, ecc.MultiExpConfig{})
-	return err
-}
-
-var (
-	g1Infinity = bls12381.G1Jac{X: fpOne(), Y: fpOne()}
-	g2Infinity = func() bls12381.G2Jac { var p bls12381.G2Jac; p.X.SetOne(); p.Y.SetOne(); return p }()
-)
+func (w *cpuWorkspace) Release() { w.bufs = [len(w.bufs)][]fr.Element{} }

@@ -3,38 +3,55 @@ package prover
 import (
 	"context"
 
+	"github.com/cuzk-go/cuzk/prover/primitive"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
-// Device is where the heavy arithmetic of a partition's proof runs: the CPU, or a GPU through
-// package gpu. A proof goes through three phases, so that two workers sharing one device can
-// overlap one's CPU work with the other's device work:
+// Device is where the heavy arithmetic of a partition's proof runs. A proof goes through three
+// phases, so that two workers sharing one device can overlap one's CPU work with the other's
+// device work:
 //
-//	task, err := dev.Prepare(ctx, params, asg, rs) // CPU: classify and stage scalars
+//	task, err := dev.Prepare(ctx, params, asg, rs) // stage the partition on the device
 //	err = dev.Lock(ctx)                             // the device's kernel-only lock
 //	err = task.Run(ctx)                             // device work only
 //	dev.Unlock()
 //	proof, err := task.Finalize(ctx)                // CPU: combine, randomize
 //
+// NewDevice makes one from a primitive.Device (CPU() is the CPU's; package gpu has CUDA ones).
 // Implementations must be safe for concurrent use by several workers.
 type Device interface {
-	// Name describes the device, e.g. "cpu" or "gpu0 NVIDIA H200".
+	// Name describes the device, e.g. "cpu (16 cores)" or "gpu0 NVIDIA H200".
 	Name() string
 	// Lock acquires the device's kernel-only lock, honouring ctx. Unlock releases it.
 	Lock(ctx context.Context) error
 	Unlock()
-	// Prepare does the CPU work that precedes the device work for one partition. rs gives the
-	// proof's blinding scalars r and s.
+	// HostBytes is the host memory, in bytes, that one partition of shape holds on this device
+	// from Prepare to Release (the assignment itself not counted).
+	HostBytes(shape *synth.Shape) int64
+	// Prepare stages one partition for the device work; rs gives the proof's blinding scalars r
+	// and s. Neither Prepare nor the task's methods modify asg.
 	Prepare(ctx context.Context, params *Parameters, asg *synth.Assignment, rs Randomness) (Task, error)
 }
 
 // Task is one partition's proof between Prepare and Finalize.
 type Task interface {
 	// Run does the device work. The caller holds the device's lock. After Run returns, the
-	// assignment's A·w, B·w and C·w are no longer needed.
+	// task no longer reads the assignment's A·w, B·w and C·w.
 	Run(ctx context.Context) error
 	// Finalize does the CPU work after the device work and returns the proof.
 	Finalize(ctx context.Context) (*Proof, error)
 	// Release frees what the task holds; it is safe after Finalize or instead of it.
 	Release()
+}
+
+// NewDevice returns the Device that proves with Groth16's recipe over p's primitives.
+func NewDevice(p primitive.Device) Device { return &groth16Device{p: p} }
+
+// NewDevices returns NewDevice(p) for each of ps, e.g. the GPUs of gpu.ProverDevices.
+func NewDevices[P primitive.Device](ps ...P) []Device {
+	devs := make([]Device, len(ps))
+	for i, p := range ps {
+		devs[i] = NewDevice(p)
+	}
+	return devs
 }

@@ -1,28 +1,29 @@
 // Package prover proves and verifies Groth16 over BLS12-381, byte-compatible with bellperson.
 //
 // Parameters and verifying keys read and write bellperson's layout (ReadParametersFile maps the
-// file and decodes it in parallel, Checked or Unchecked); InsecureSetup makes development
-// parameters for any compiled circuit. A partition's proof runs in three phases on a Device —
-// Prepare on the CPU, Run under the device's kernel-only lock, Finalize on the CPU — so that two
-// workers on one device overlap one's CPU work with the other's device work. The CPU device uses
-// gnark-crypto; package gpu provides CUDA devices.
+// file and decodes it in parallel, Checked or Unchecked); package devsetup makes INSECURE
+// development parameters for any compiled circuit.
+//
+// Groth16's recipe is written once here, over the primitives of package prover/primitive: a
+// partition's A·w, B·w, C·w and w are staged on a device, the A and B scalars compacted there by
+// density; h = (a·b − c)/Z comes from an inverse NTT, an NTT on the coset g·⟨ω⟩ (g = 7) where
+// Z(g·ω^i) = g^m − 1, the pointwise quotient and an inverse coset NTT; then the MSMs H, A, B_G1,
+// L and B_G2 run over the parameters' resident points, and A, B, C are combined with r and s.
+// NewDevice turns a primitive.Device into a Device: CPU() runs the primitives with gnark-crypto,
+// package gpu with CUDA. A Device proves in three phases — Prepare (staging), Run under the
+// device's kernel-only lock (device work only), Finalize on the CPU — so that two workers on one
+// device overlap one's CPU work with the other's device work; package engine schedules them.
 //
 // One partition:
 //
 //	shape, _ := synth.Compile(circuit)
 //	params, _ := prover.ReadParametersFile("porep.params", prover.Unchecked)
 //	asg, _ := synth.Synthesize(ctx, shape, circuit)
-//	proof, _ := prover.ProvePartition(ctx, params, asg) // r, s from crypto/rand
+//	proof, _ := prover.ProvePartition(ctx, params, asg) // on the CPU; r, s from crypto/rand
 //	pvk, _ := prover.PrepareVerifyingKey(&params.VK)
 //	err := prover.Verify(pvk, proof, asg.PublicInputs())
 //
-// Many jobs of many partitions, with synthesis overlapped with proving and the oldest job first:
-//
-//	devs, _ := gpu.ProverDevices() // or []prover.Device{prover.CPU()}
-//	eng, _ := prover.NewEngine(prover.WithDevices(devs...), prover.WithTimeline(hook),
-//		prover.WithFallback(prover.CPU()), // a failing GPU does not fail the job
-//		prover.WithSelfCheck())            // every proof verified before it leaves the engine
-//	h, _ := eng.Submit(ctx, &prover.Job{Params: params, Shape: shape, Partitions: 10, Circuit: build})
-//	res, _ := h.Wait(ctx) // res.Proof is 10 × 192 bytes in partition order
-//	_ = eng.Close(ctx)
+// An assembled proof of N partitions (N × 192 bytes) verifies with VerifyAssembled against the
+// partitions' public inputs, which MarshalPublicInputs and UnmarshalPublicInputs carry as JSON:
+// [["12","34"],["56","78"]], an array per partition of decimal strings without the leading ONE.
 package prover

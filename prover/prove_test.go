@@ -1,10 +1,11 @@
-package prover
+package prover_test
 
 import (
 	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
+	"math/big"
 	mrand "math/rand/v2"
 	"testing"
 
@@ -13,11 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
 // pairingHolds checks e(A,B) = e(α,β)·e(Σx_i·IC_i, γ)·e(C, δ) directly, independent of Verify.
-func pairingHolds(t *testing.T, vk *VerifyingKey, p *Proof, inputs []fr.Element) bool {
+func pairingHolds(t *testing.T, vk *prover.VerifyingKey, p *prover.Proof, inputs []fr.Element) bool {
 	t.Helper()
 	var acc bls12381.G1Jac
 	acc.FromAffine(&vk.IC[0])
@@ -37,12 +40,12 @@ func pairingHolds(t *testing.T, vk *VerifyingKey, p *Proof, inputs []fr.Element)
 	return ok
 }
 
-func setupFor(t testing.TB, c synth.Circuit) (*synth.Shape, *Parameters) {
+func setupFor(t testing.TB, c synth.Circuit) (*synth.Shape, *prover.Parameters) {
 	shape, err := synth.Compile(c)
 	require.NoError(t, err)
-	tw, err := NewToxicWaste(rand.Reader)
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	require.NoError(t, err)
-	params, err := InsecureSetup(shape, tw)
+	params, err := devsetup.InsecureSetup(shape, tw)
 	require.NoError(t, err)
 	return shape, params
 }
@@ -53,7 +56,7 @@ func proveAndCheck(t *testing.T, c synth.Circuit, inputs []fr.Element) {
 	asg, err := synth.Synthesize(context.Background(), shape, c)
 	require.NoError(t, err)
 	require.NoError(t, synth.Check(shape, asg, c))
-	proof, err := ProvePartition(context.Background(), params, asg)
+	proof, err := prover.ProvePartition(context.Background(), params, asg)
 	require.NoError(t, err)
 	require.True(t, pairingHolds(t, &params.VK, proof, inputs), "proof must verify")
 	bad := append([]fr.Element(nil), inputs...)
@@ -135,8 +138,8 @@ func TestProveRejectsMismatchedParameters(t *testing.T) {
 	require.NoError(t, err)
 	asg, err := synth.Synthesize(context.Background(), shape, c)
 	require.NoError(t, err)
-	_, err = ProvePartition(context.Background(), params, asg)
-	require.ErrorIs(t, err, ErrParamsMismatch)
+	_, err = prover.ProvePartition(context.Background(), params, asg)
+	require.ErrorIs(t, err, prover.ErrParamsMismatch)
 	require.Contains(t, err.Error(), "section l")
 }
 
@@ -145,14 +148,14 @@ func TestProveDeterministicWithRandomness(t *testing.T) {
 	shape, params := setupFor(t, c)
 	asg, err := synth.Synthesize(context.Background(), shape, c)
 	require.NoError(t, err)
-	rs, err := NewRandomness()
+	rs, err := prover.NewRandomness()
 	require.NoError(t, err)
-	p1, err := ProvePartition(context.Background(), params, asg, WithRandomness(rs))
+	p1, err := prover.ProvePartition(context.Background(), params, asg, prover.WithRandomness(rs))
 	require.NoError(t, err)
-	p2, err := ProvePartition(context.Background(), params, asg, WithRandomness(rs))
+	p2, err := prover.ProvePartition(context.Background(), params, asg, prover.WithRandomness(rs))
 	require.NoError(t, err)
 	require.Equal(t, *p1, *p2)
-	p3, err := ProvePartition(context.Background(), params, asg)
+	p3, err := prover.ProvePartition(context.Background(), params, asg)
 	require.NoError(t, err)
 	require.NotEqual(t, *p1, *p3, "fresh randomness must change the proof")
 	require.True(t, pairingHolds(t, &params.VK, p3, c.PublicInputs()))
@@ -169,25 +172,27 @@ func TestSetupProveVerifyAtScale(t *testing.T) {
 			var buf bytes.Buffer
 			_, err := params.WriteTo(&buf)
 			require.NoError(t, err)
-			read, err := DecodeParameters(buf.Bytes(), Unchecked)
+			read, err := prover.DecodeParameters(buf.Bytes(), prover.Unchecked)
 			require.NoError(t, err)
-			pvk, err := PrepareVerifyingKey(&read.VK)
+			pvk, err := prover.PrepareVerifyingKey(&read.VK)
 			require.NoError(t, err)
-			var proofs []*Proof
+			var proofs []*prover.Proof
 			var inputs [][]fr.Element
 			for part := 0; part < 3; part++ {
 				c.Partition = part
 				asg, err := synth.Synthesize(context.Background(), shape, c)
 				require.NoError(t, err)
-				proof, err := ProvePartition(context.Background(), read, asg)
+				proof, err := prover.ProvePartition(context.Background(), read, asg)
 				require.NoError(t, err)
-				require.NoError(t, Verify(pvk, proof, c.PublicInputs()))
+				require.NoError(t, prover.Verify(pvk, proof, c.PublicInputs()))
 				proofs = append(proofs, proof)
 				inputs = append(inputs, c.PublicInputs())
 			}
-			require.NoError(t, VerifyBatch(pvk, proofs, inputs))
+			require.NoError(t, prover.VerifyBatch(pvk, proofs, inputs))
 			inputs[1], inputs[2] = inputs[2], inputs[1]
-			require.ErrorIs(t, VerifyBatch(pvk, proofs, inputs), ErrInvalidProof)
+			require.ErrorIs(t, prover.VerifyBatch(pvk, proofs, inputs), prover.ErrInvalidProof)
 		})
 	}
 }
+
+func bigOf(e *fr.Element) *big.Int { return e.BigInt(new(big.Int)) }

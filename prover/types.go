@@ -27,6 +27,8 @@ type VerifyingKey struct {
 //
 // The prover maps variables to points through the densities of the synthesized assignment.
 type Parameters struct {
+	// ID, when set, names the parameter set for device residency (see Identity).
+	ID  string
 	VK  VerifyingKey
 	H   []bls12381.G1Affine
 	L   []bls12381.G1Affine

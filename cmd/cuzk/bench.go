@@ -14,6 +14,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
@@ -47,10 +48,11 @@ func runBench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, err := selectDevices(*deviceFlag)
+	all, gpuDevs, err := selectDevices(*deviceFlag)
 	if err != nil {
 		return err
 	}
+	defer closeAll(gpuDevs)
 
 	// Setup: INSECURE development parameters for the benchmark circuit.
 	start := time.Now()
@@ -60,8 +62,8 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("circuit %s: %d rows, domain 2^%d; INSECURE dev setup in %s\n",
 		cf.describe(), shape.NumRows(), log2(shape.DomainSize()), time.Since(start).Round(time.Millisecond))
-	est, estEval := prover.EstimatePartitionBytes(shape)
-	fmt.Printf("host memory per in-flight partition (engine estimate): %.1f MiB, of which A·w, B·w, C·w and FFT buffers %.1f MiB\n",
+	est, estEval := engine.EstimatePartitionBytes(shape, all...)
+	fmt.Printf("host memory per in-flight partition (engine estimate): %.1f MiB, of which A·w, B·w, C·w %.1f MiB\n",
 		float64(est)/(1<<20), float64(estEval)/(1<<20))
 
 	several := len(workers)*len(gpus) > 1
@@ -80,13 +82,9 @@ func runBench(ctx context.Context, args []string) error {
 				return err
 			}
 			// The next run starts as this one did: parameters not yet on the devices.
-			for _, d := range devs {
-				if e, ok := d.(interface {
-					Evict(*prover.Parameters) error
-				}); ok {
-					if err := e.Evict(params); err != nil {
-						return err
-					}
+			for _, d := range gpuDevs {
+				if err := d.Evict(ctx, params.Identity()); err != nil {
+					return err
 				}
 			}
 		}
@@ -132,18 +130,21 @@ func (b *benchRun) do(ctx context.Context) error {
 	defer logFile.Close()
 	var rec timeline.Recorder
 	lines := timeline.NewLineWriter(logFile)
-	opts := []prover.EngineOption{
-		prover.WithDevices(b.devs...),
-		prover.WithWorkersPerDevice(b.workers),
-		prover.WithTimeline(timeline.Multi(&rec, lines)),
+	opts := []engine.Option{
+		engine.WithDevices(b.devs...),
+		engine.WithWorkersPerDevice(b.workers),
+		engine.WithTimeline(timeline.Multi(&rec, lines)),
+		// Every proof is verified after the timed run (below), so the engine's own check
+		// would only add to the measured work.
+		engine.WithoutSelfCheck(),
 	}
 	if b.cpuFallback && b.devs[0] != prover.CPU() {
-		opts = append(opts, prover.WithFallback(prover.CPU()))
+		opts = append(opts, engine.WithFallback(prover.CPU()))
 	}
 	if b.synth > 0 {
-		opts = append(opts, prover.WithSynthesisConcurrency(b.synth))
+		opts = append(opts, engine.WithSynthesisConcurrency(b.synth))
 	}
-	eng, err := prover.NewEngine(opts...)
+	eng, err := engine.New(opts...)
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func (b *benchRun) do(ctx context.Context) error {
 	resetPeakRSS()
 
 	benchStart := time.Now()
-	handles := make([]*prover.Handle, b.jobs)
+	handles := make([]*engine.Handle, b.jobs)
 	inputs := make([][][]fr.Element, b.jobs)
 	for j := range handles {
 		jf := b.cf.withSeed(b.cf.seed + uint64(j)*1_000_003)
@@ -168,7 +169,7 @@ func (b *benchRun) do(ctx context.Context) error {
 			}
 			inputs[j][p] = in
 		}
-		handles[j], err = eng.Submit(ctx, &prover.Job{
+		handles[j], err = eng.Submit(ctx, &engine.Job{
 			Params:     b.params,
 			Shape:      b.shape,
 			Partitions: b.partitions,
@@ -181,7 +182,7 @@ func (b *benchRun) do(ctx context.Context) error {
 			return err
 		}
 	}
-	results := make([]*prover.Result, b.jobs)
+	results := make([]*engine.Result, b.jobs)
 	for j, h := range handles {
 		if results[j], err = h.Wait(ctx); err != nil {
 			eng.Close(context.Background())
@@ -221,22 +222,34 @@ func (b *benchRun) do(ctx context.Context) error {
 
 // selectDevices returns the devices named by the --device flag: every GPU for "gpu", every GPU
 // or else the CPU for "auto", the CPU for "cpu".
-func selectDevices(which string) ([]prover.Device, error) {
+//
+// The GPUs are returned twice: as prover devices, and as the closable devices holding their
+// memory, which the caller closes.
+func selectDevices(which string) ([]prover.Device, []*gpu.ProverDevice, error) {
 	switch which {
 	case "cpu":
-		return []prover.Device{prover.CPU()}, nil
+		return []prover.Device{prover.CPU()}, nil, nil
 	case "auto", "gpu":
-		devs, err := gpu.ProverDevices()
+		gpus, err := gpu.ProverDevices()
 		if err == nil {
-			return devs, nil
+			return prover.NewDevices(gpus...), gpus, nil
 		}
 		if which == "gpu" || !(errors.Is(err, gpu.ErrNotLoaded) || errors.Is(err, gpu.ErrNoDevice)) {
-			return nil, err
+			return nil, nil, err
 		}
 		fmt.Printf("no GPU (%v): proving on the CPU\n", err)
-		return []prover.Device{prover.CPU()}, nil
+		return []prover.Device{prover.CPU()}, nil, nil
 	default:
-		return nil, fmt.Errorf("unknown device %q (want auto, cpu or gpu)", which)
+		return nil, nil, fmt.Errorf("unknown device %q (want auto, cpu or gpu)", which)
+	}
+}
+
+// closeAll frees the GPUs' memory.
+func closeAll(gpus []*gpu.ProverDevice) {
+	for _, g := range gpus {
+		if err := g.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "close %s: %v\n", g.Name(), err)
+		}
 	}
 }
 

@@ -46,10 +46,11 @@ func runProve(ctx context.Context, args []string) error {
 	if err := prover.CheckParameters(params, shape); err != nil {
 		return fmt.Errorf("%s for circuit %s: %w", *paramsPath, cf.describe(), err)
 	}
-	devs, err := selectDevices(*deviceFlag)
+	devs, gpus, err := selectDevices(*deviceFlag)
 	if err != nil {
 		return err
 	}
+	defer closeAll(gpus)
 	dev := devs[0]
 	loaded := time.Since(start)
 	parts := make([]assemble.Part, *partitions)

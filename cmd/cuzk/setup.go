@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
@@ -54,11 +55,11 @@ func (c *circuitFlags) insecureSetup() (*synth.Shape, *prover.Parameters, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	tw, err := prover.NewToxicWaste(rand.Reader)
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	if err != nil {
 		return nil, nil, err
 	}
-	params, err := prover.InsecureSetup(shape, tw)
+	params, err := devsetup.InsecureSetup(shape, tw)
 	if err != nil {
 		return nil, nil, err
 	}

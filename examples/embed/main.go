@@ -8,10 +8,13 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"log"
+	"os"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
@@ -37,39 +40,47 @@ func (c *cube) Synthesize(cs *synth.CS) error {
 }
 
 func main() {
-	ctx := context.Background()
+	if err := run(context.Background(), os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run compiles the circuit, makes INSECURE parameters, proves one partition, verifies it and
+// prints a line to out.
+func run(ctx context.Context, out io.Writer) error {
 	circuit := &cube{x: fr.NewElement(3)}
 
 	shape, err := synth.Compile(circuit)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	// INSECURE: development parameters; production uses a ceremony's .params file
 	// (prover.ReadParametersFile).
-	tw, err := prover.NewToxicWaste(rand.Reader)
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	params, err := prover.InsecureSetup(shape, tw)
+	params, err := devsetup.InsecureSetup(shape, tw)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 
 	asg, err := synth.Synthesize(ctx, shape, circuit)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	proof, err := prover.ProvePartition(ctx, params, asg)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	pvk, err := prover.PrepareVerifyingKey(&params.VK)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	if err := prover.Verify(pvk, proof, asg.PublicInputs()); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	b := proof.Bytes()
-	fmt.Printf("proved and verified x³ + x + 5 = %s: proof %x…\n", asg.PublicInputs()[0].String(), b[:16])
+	_, err = fmt.Fprintf(out, "proved and verified x³ + x + 5 = %s: proof %x…\n", asg.PublicInputs()[0].String(), b[:16])
+	return err
 }

@@ -1,4 +1,4 @@
-package prover
+package devsetup
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -13,7 +14,7 @@ func TestRandomParametersShapeAndPoints(t *testing.T) {
 	shape, err := synth.Compile(&circuits.Scalable{Constraints: 3000, Inputs: 3})
 	require.NoError(t, err)
 	p := RandomParameters(shape, 7)
-	require.NoError(t, CheckParameters(p, shape))
+	require.NoError(t, prover.CheckParameters(p, shape))
 	for i := 0; i < len(p.H); i += 97 {
 		require.True(t, p.H[i].IsOnCurve() && p.H[i].IsInSubGroup(), "h[%d]", i)
 	}

@@ -1,4 +1,4 @@
-package prover
+package engine
 
 import "container/heap"
 

@@ -1,9 +1,10 @@
-package prover
+package engine
 
 import (
 	"context"
 	"testing"
 
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
 )
@@ -22,7 +23,7 @@ func BenchmarkEngineOverhead(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			const parts, inFlight = 16, 4
-			e, err := NewEngine(WithDevices(newSimDevice(0, 0, 0)), WithTimeline(bc.hook()))
+			e, err := New(WithDevices(newSimDevice(0, 0, 0)), WithTimeline(bc.hook()), WithoutSelfCheck())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -31,7 +32,7 @@ func BenchmarkEngineOverhead(b *testing.B) {
 			jb := simJob(b, 1, parts, 0)
 			c := tagCircuit{tag: 1, n: 4}
 			jb.Circuit = func(int) (synth.Circuit, error) { return c, nil }
-			jb.Randomness = func(int) (Randomness, error) { return Randomness{}, nil }
+			jb.Randomness = func(int) (prover.Randomness, error) { return prover.Randomness{}, nil }
 			jobs := (b.N + parts - 1) / parts
 			b.ReportAllocs()
 			b.ResetTimer()

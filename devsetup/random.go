@@ -1,4 +1,4 @@
-package prover
+package devsetup
 
 import (
 	"math/rand/v2"
@@ -8,6 +8,7 @@ import (
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -17,10 +18,10 @@ import (
 //
 // Each run of consecutive points is P, P+Q, P+2Q, … from a random start P = k·G and a random
 // step Q, converted to affine in batches: about one mixed addition per point.
-func RandomParameters(shape *synth.Shape, seed uint64) *Parameters {
+func RandomParameters(shape *synth.Shape, seed uint64) *prover.Parameters {
 	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
 	bCount := shape.BDensityInput.Count() + shape.BDensityAux.Count()
-	p := &Parameters{}
+	p := &prover.Parameters{}
 	vk := &p.VK
 	one := randomG1Points(rng, 4)
 	vk.AlphaG1, vk.BetaG1, vk.DeltaG1 = one[0], one[1], one[2]

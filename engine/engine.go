@@ -1,4 +1,4 @@
-package prover
+package engine
 
 import (
 	"context"
@@ -10,7 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
 	"github.com/cuzk-go/cuzk/assemble"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
 )
@@ -48,7 +51,7 @@ import (
 //
 // All methods are safe for concurrent use.
 type Engine struct {
-	cfg   engineConfig
+	cfg   config
 	clock timeline.Clock
 	hook  timeline.Hook // nil: recording off
 	log   *slog.Logger
@@ -63,8 +66,7 @@ type Engine struct {
 	idle         chan struct{} // closed when the last active job finishes (Close waits on it)
 	synthQ       partQueue
 	devQ         partQueue
-	synthesizing int
-	onDevice     int
+	inStage      [stageSettled]int // partitions per stage, settled ones not counted
 	reserved     int64
 	peakReserved int64
 	peakQueued   int
@@ -74,55 +76,65 @@ type Engine struct {
 
 // ErrClosed is returned by Submit after Close, and by Handle.Wait (wrapped) for jobs that Close
 // cancelled.
-var ErrClosed = errors.New("prover: engine closed")
+var ErrClosed = errors.New("engine: engine closed")
 
 // ErrMemoryBudget is wrapped by the error Submit returns when one partition's estimated memory
 // exceeds the engine's whole budget, so that the job could never run.
-var ErrMemoryBudget = errors.New("prover: partition exceeds the engine's memory budget")
+var ErrMemoryBudget = errors.New("engine: partition exceeds the engine's memory budget")
 
 // ErrPanicked is wrapped by the error of a job whose circuit construction, preparation, device
 // work or finalization panicked. (A panic inside a circuit's Synthesize is reported by synth as
 // synth.ErrCircuitPanic.)
-var ErrPanicked = errors.New("prover: panic")
+var ErrPanicked = errors.New("engine: panic")
 
-// EngineOption configures NewEngine.
-type EngineOption func(*engineConfig) error
+// Bounds on the counts a caller gives the engine, checked where they enter (Submit and the
+// options), so that a wrong count is an error rather than an allocation that exhausts memory.
+const (
+	MaxPartitions           = 1 << 16 // partitions of one job
+	MaxWorkersPerDevice     = 64
+	MaxSynthesisConcurrency = 1 << 12
+	MaxQueueDepth           = 1 << 16
+	MaxDevices              = 1 << 10
+)
 
-type engineConfig struct {
-	devices          []Device
+// Option configures New.
+type Option func(*config) error
+
+type config struct {
+	devices          []prover.Device
 	workersPerDevice int
 	synthConcurrency int
 	budget           int64
 	queueDepth       int
 	hook             timeline.Hook
 	log              *slog.Logger
-	fallback         Device
-	selfCheck        bool
+	fallback         prover.Device
+	noSelfCheck      bool
 }
 
 // WithDevices sets the devices the engine proves on (default: CPU()). The index of a device in
 // devs is its index in the timeline.
-func WithDevices(devs ...Device) EngineOption {
-	return func(c *engineConfig) error {
-		if len(devs) == 0 {
-			return errors.New("prover: WithDevices: no device")
+func WithDevices(devs ...prover.Device) Option {
+	return func(c *config) error {
+		if len(devs) == 0 || len(devs) > MaxDevices {
+			return fmt.Errorf("engine: WithDevices: %d devices, want 1 to %d", len(devs), MaxDevices)
 		}
 		for i, d := range devs {
 			if d == nil {
-				return fmt.Errorf("prover: WithDevices: device %d is nil", i)
+				return fmt.Errorf("engine: WithDevices: device %d is nil", i)
 			}
 		}
-		c.devices = append([]Device(nil), devs...)
+		c.devices = append([]prover.Device(nil), devs...)
 		return nil
 	}
 }
 
 // WithWorkersPerDevice sets the number of workers per device (default 2): while one holds the
 // device's kernel lock, the others prepare or finalize on the CPU.
-func WithWorkersPerDevice(n int) EngineOption {
-	return func(c *engineConfig) error {
-		if n < 1 {
-			return fmt.Errorf("prover: WithWorkersPerDevice: %d workers, want ≥ 1", n)
+func WithWorkersPerDevice(n int) Option {
+	return func(c *config) error {
+		if n < 1 || n > MaxWorkersPerDevice {
+			return fmt.Errorf("engine: WithWorkersPerDevice: %d workers, want 1 to %d", n, MaxWorkersPerDevice)
 		}
 		c.workersPerDevice = n
 		return nil
@@ -131,10 +143,10 @@ func WithWorkersPerDevice(n int) EngineOption {
 
 // WithSynthesisConcurrency sets how many partitions are synthesized at once (default
 // max(1, GOMAXPROCS/2); each synthesis is itself parallel).
-func WithSynthesisConcurrency(n int) EngineOption {
-	return func(c *engineConfig) error {
-		if n < 1 {
-			return fmt.Errorf("prover: WithSynthesisConcurrency: %d, want ≥ 1", n)
+func WithSynthesisConcurrency(n int) Option {
+	return func(c *config) error {
+		if n < 1 || n > MaxSynthesisConcurrency {
+			return fmt.Errorf("engine: WithSynthesisConcurrency: %d, want 1 to %d", n, MaxSynthesisConcurrency)
 		}
 		c.synthConcurrency = n
 		return nil
@@ -143,10 +155,10 @@ func WithSynthesisConcurrency(n int) EngineOption {
 
 // WithMemoryBudget sets the memory budget in bytes for partitions in flight (default 80% of the
 // machine's RAM, or DefaultMemoryBudget where it cannot be read).
-func WithMemoryBudget(bytes int64) EngineOption {
-	return func(c *engineConfig) error {
+func WithMemoryBudget(bytes int64) Option {
+	return func(c *config) error {
 		if bytes < 1 {
-			return fmt.Errorf("prover: WithMemoryBudget: %d bytes, want ≥ 1", bytes)
+			return fmt.Errorf("engine: WithMemoryBudget: %d bytes, want ≥ 1", bytes)
 		}
 		c.budget = bytes
 		return nil
@@ -155,10 +167,10 @@ func WithMemoryBudget(bytes int64) EngineOption {
 
 // WithQueueDepth sets how many synthesized partitions may wait for a device worker (default
 // 2 × the number of device workers). A synthesis worker whose partition would exceed it waits.
-func WithQueueDepth(n int) EngineOption {
-	return func(c *engineConfig) error {
-		if n < 1 {
-			return fmt.Errorf("prover: WithQueueDepth: %d, want ≥ 1", n)
+func WithQueueDepth(n int) Option {
+	return func(c *config) error {
+		if n < 1 || n > MaxQueueDepth {
+			return fmt.Errorf("engine: WithQueueDepth: %d, want 1 to %d", n, MaxQueueDepth)
 		}
 		c.queueDepth = n
 		return nil
@@ -167,31 +179,33 @@ func WithQueueDepth(n int) EngineOption {
 
 // WithTimeline sets the hook that receives the engine's timeline events (default nil: off). It
 // is called concurrently from every worker, never with the engine's lock held.
-func WithTimeline(h timeline.Hook) EngineOption {
-	return func(c *engineConfig) error { c.hook = h; return nil }
+func WithTimeline(h timeline.Hook) Option {
+	return func(c *config) error { c.hook = h; return nil }
 }
 
-// WithSelfCheck makes the engine verify every partition's proof against its public inputs before
-// accepting it (one pairing check, a few milliseconds), so that no wrong proof leaves the engine,
-// whatever went wrong on a device. A proof that fails fails its job with an error wrapping
-// ErrSelfCheck that names the partition. Parameters whose points are unrelated
-// (RandomParameters) never pass.
-func WithSelfCheck() EngineOption {
-	return func(c *engineConfig) error { c.selfCheck = true; return nil }
+// WithoutSelfCheck turns off the self-check. By default the engine verifies every partition's
+// proof against its public inputs before accepting it (one pairing check, a few milliseconds),
+// on the fallback device as on the others, so that no wrong proof leaves the engine whatever went
+// wrong on a device: a proof that fails is proved again on the fallback device (WithFallback) or
+// fails its job with an error wrapping ErrSelfCheck that names the partition. Turn it off only
+// for benchmarks with parameters whose proofs never verify (devsetup.RandomParameters).
+func WithoutSelfCheck() Option {
+	return func(c *config) error { c.noSelfCheck = true; return nil }
 }
 
-// ErrSelfCheck is wrapped by the error of a job whose proof failed the engine's own verification
-// (WithSelfCheck).
-var ErrSelfCheck = errors.New("prover: self-check: proof does not verify")
+// ErrSelfCheck is wrapped by the error of a job whose proof failed the engine's own verification.
+var ErrSelfCheck = errors.New("engine: self-check: proof does not verify")
 
-// WithFallback makes a partition whose Prepare or device work fails (an error or a panic, not a
-// cancellation) be proved again on dev — typically CPU() — by the same worker, instead of failing
-// its job. The failure is logged; the retry is not a device region of the timeline (its
-// FINALIZE events carry "fallback" in their detail). Without it, the job fails.
-func WithFallback(dev Device) EngineOption {
-	return func(c *engineConfig) error {
+// WithFallback makes a partition whose device fails — Prepare, Lock, Run or Finalize returns an
+// error or panics, or the proof fails the self-check; not a cancellation — be proved again on
+// dev, typically prover.CPU(), by the same worker, instead of failing its job. The partition is
+// synthesized again for it, so nothing the failed device did to its buffers reaches the retry.
+// The failure is logged; the retry is not a device region of the timeline (its FINALIZE events
+// carry "fallback" in their detail). Without it, the job fails.
+func WithFallback(dev prover.Device) Option {
+	return func(c *config) error {
 		if dev == nil {
-			return errors.New("prover: nil fallback device")
+			return errors.New("engine: nil fallback device")
 		}
 		c.fallback = dev
 		return nil
@@ -200,27 +214,27 @@ func WithFallback(dev Device) EngineOption {
 
 // WithLogger sets the logger (default: discard). Jobs are logged at Debug, failures at Warn,
 // panics with their stack at Error.
-func WithLogger(l *slog.Logger) EngineOption {
-	return func(c *engineConfig) error {
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
 		if l == nil {
-			return errors.New("prover: WithLogger: nil logger")
+			return errors.New("engine: WithLogger: nil logger")
 		}
 		c.log = l
 		return nil
 	}
 }
 
-// NewEngine starts an engine's workers: the synthesis workers and WorkersPerDevice device workers
+// New starts an engine's workers: the synthesis workers and WorkersPerDevice device workers
 // per device. Close stops them.
-func NewEngine(opts ...EngineOption) (*Engine, error) {
-	cfg := engineConfig{workersPerDevice: 2}
+func New(opts ...Option) (*Engine, error) {
+	cfg := config{workersPerDevice: 2}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err
 		}
 	}
 	if len(cfg.devices) == 0 {
-		cfg.devices = []Device{CPU()}
+		cfg.devices = []prover.Device{prover.CPU()}
 	}
 	if cfg.synthConcurrency == 0 {
 		cfg.synthConcurrency = max(1, runtime.GOMAXPROCS(0)/2)
@@ -264,16 +278,17 @@ type Job struct {
 	// submission order.
 	Priority int
 	// Params are the proving parameters; Shape the compiled circuit every partition has.
-	Params *Parameters
+	Params *prover.Parameters
 	Shape  *synth.Shape
 	// Partitions is the number of partitions, ≥ 1.
 	Partitions int
 	// Circuit builds partition i's circuit. It is called lazily, right before the partition's
-	// synthesis, from a synthesis worker (concurrently for different partitions).
+	// synthesis, from a synthesis worker (concurrently for different partitions), and once more
+	// for a partition whose device failed, when a fallback device proves it again.
 	Circuit func(partition int) (synth.Circuit, error)
 	// Randomness gives partition i's blinding scalars r and s. Nil draws them from crypto/rand;
 	// fixed values are for tests only (see Randomness).
-	Randomness func(partition int) (Randomness, error)
+	Randomness func(partition int) (prover.Randomness, error)
 }
 
 // JobStats are a job's timings. Synthesis, Prepare, LockWait, Device and Finalize are sums over
@@ -303,8 +318,11 @@ type Result struct {
 	// (assemble.Assemble).
 	Proof []byte
 	// Partitions holds the partitions' proofs by index.
-	Partitions []*Proof
-	Stats      JobStats
+	Partitions []*prover.Proof
+	// Inputs holds each partition's public inputs, without the leading ONE: what Proof
+	// verifies against (prover.VerifyAssembled).
+	Inputs [][]fr.Element
+	Stats  JobStats
 }
 
 // Handle follows a submitted job.
@@ -352,7 +370,7 @@ type job struct {
 
 	// pvk is the prepared verifying key of the self-check, made once per job.
 	pvkOnce sync.Once
-	pvk     *PreparedVerifyingKey
+	pvk     *prover.PreparedVerifyingKey
 	pvkErr  error
 
 	// Guarded by Engine.mu.
@@ -361,18 +379,43 @@ type job struct {
 	started    bool
 	firstSynth time.Time
 	err        error
-	proofs     []*Proof
+	proofs     []*prover.Proof
+	inputs     [][]fr.Element
 	parts      []assemble.Part
 	stats      JobStats
 }
 
-// part is one partition of a job on its way through the engine.
+// part is one partition of a job on its way through the engine. It moves through the stages in
+// order, each counted in Engine.inStage, and leaves by settleLocked, the one place that returns
+// its memory and counts it off its job.
 type part struct {
 	job      *job
 	index    int
+	stage    stage
 	asg      *synth.Assignment
 	reserved int64 // bytes currently reserved for this partition
 	synth    time.Duration
+}
+
+// stage is where a partition is in the engine.
+type stage int
+
+const (
+	stageQueued       stage = iota // in the synthesis queue
+	stageSynthesizing              // held by a synthesis worker
+	stageDeviceQueue               // synthesized, in the device queue
+	stageOnDevice                  // held by a device worker
+	stageSettled                   // proved, failed or dropped
+)
+
+// outcome is how a partition settles: a proof, an error that fails its job, or neither when it
+// is dropped because its job failed.
+type outcome struct {
+	proof  *prover.Proof
+	enc    []byte
+	inputs []fr.Element
+	times  partTimes
+	err    error
 }
 
 // Submit queues job and returns a handle to wait for it. ctx governs the job: cancelling it
@@ -383,7 +426,7 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 	if err := validateJob(jb); err != nil {
 		return nil, err
 	}
-	est, estEval := EstimatePartitionBytes(jb.Shape)
+	est, estEval := EstimatePartitionBytes(jb.Shape, e.allDevices()...)
 	if est > e.cfg.budget {
 		return nil, fmt.Errorf("submit job: %w: one partition needs about %d bytes (%d constraints, %d variables), the budget is %d bytes",
 			ErrMemoryBudget, est, jb.Shape.NumConstraints, jb.Shape.NumInputs+jb.Shape.NumAux, e.cfg.budget)
@@ -402,7 +445,8 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 		cbDone:    make(chan struct{}),
 		ctx:       jctx,
 		pending:   jb.Partitions,
-		proofs:    make([]*Proof, jb.Partitions),
+		proofs:    make([]*prover.Proof, jb.Partitions),
+		inputs:    make([][]fr.Element, jb.Partitions),
 		parts:     make([]assemble.Part, 0, jb.Partitions),
 	}
 
@@ -418,6 +462,7 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 	for i := range jb.Partitions {
 		e.synthQ.push(&part{job: j, index: i})
 	}
+	e.inStage[stageQueued] += jb.Partitions
 	// Registered under the lock: if ctx is already cancelled, the callback runs once the
 	// partitions are queued, and it can remove them.
 	j.stopCancel = context.AfterFunc(jctx, func() {
@@ -445,19 +490,20 @@ func validateJob(jb *Job) error {
 		return errors.New("submit job: nil shape")
 	case jb.Circuit == nil:
 		return errors.New("submit job: nil Circuit function")
-	case jb.Partitions < 1:
-		return fmt.Errorf("submit job: %d partitions, want ≥ 1", jb.Partitions)
+	case jb.Partitions < 1 || jb.Partitions > MaxPartitions:
+		return fmt.Errorf("submit job: %d partitions, want 1 to %d", jb.Partitions, MaxPartitions)
 	}
-	if err := CheckParameters(jb.Params, jb.Shape); err != nil {
+	if err := prover.CheckParameters(jb.Params, jb.Shape); err != nil {
 		return fmt.Errorf("submit job: %w", err)
 	}
 	return nil
 }
 
-// EngineStats is a snapshot of the engine's state. Counts are partitions unless named otherwise.
-type EngineStats struct {
+// Stats is a snapshot of the engine's state. Counts are partitions unless named otherwise.
+type Stats struct {
 	// Budget is the memory budget in bytes; Reserved the bytes reserved now by partitions in
-	// flight, PeakReserved the most ever reserved at once (never above Budget).
+	// flight, PeakReserved the most ever reserved at once (never above Budget, except by the
+	// evaluations of partitions synthesized again for the fallback device).
 	Budget, Reserved, PeakReserved int64
 	// ActiveJobs is the number of submitted jobs not yet finished.
 	ActiveJobs int
@@ -472,19 +518,19 @@ type EngineStats struct {
 }
 
 // Stats returns a snapshot of the engine's state.
-func (e *Engine) Stats() EngineStats {
+func (e *Engine) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return EngineStats{
+	return Stats{
 		Budget:           e.cfg.budget,
 		Reserved:         e.reserved,
 		PeakReserved:     e.peakReserved,
 		ActiveJobs:       len(e.jobs),
-		QueuedSynthesis:  e.synthQ.Len(),
-		Synthesizing:     e.synthesizing,
-		QueuedDevice:     e.devQ.Len(),
+		QueuedSynthesis:  e.inStage[stageQueued],
+		Synthesizing:     e.inStage[stageSynthesizing],
+		QueuedDevice:     e.inStage[stageDeviceQueue],
 		PeakQueuedDevice: e.peakQueued,
-		OnDevice:         e.onDevice,
+		OnDevice:         e.inStage[stageOnDevice],
 		QueueDepth:       e.cfg.queueDepth,
 		JobsDone:         e.jobsDone,
 		JobsFailed:       e.jobsFailed,
@@ -620,14 +666,64 @@ func (e *Engine) failLocked(j *job, err error) bool {
 		j.err = err
 		j.cancel(err)
 	}
-	j.pending -= len(e.synthQ.removeJob(j))
+	for _, p := range e.synthQ.removeJob(j) {
+		e.leaveLocked(p)
+	}
 	for _, p := range e.devQ.removeJob(j) {
-		e.releaseLocked(p, p.reserved)
-		p.asg = nil
-		j.pending--
+		e.leaveLocked(p)
 	}
 	e.cond.Broadcast()
 	return e.settledLocked(j)
+}
+
+// moveLocked moves p to stage to.
+func (e *Engine) moveLocked(p *part, to stage) {
+	e.inStage[p.stage]--
+	p.stage = to
+	e.inStage[to]++
+}
+
+// leaveLocked takes p out of the engine's accounting: its stage count, its memory, its
+// assignment and its job's pending count. Only settleLocked and failLocked (for dropped
+// partitions) call it.
+func (e *Engine) leaveLocked(p *part) {
+	e.inStage[p.stage]--
+	p.stage = stageSettled
+	e.releaseLocked(p, p.reserved)
+	p.asg = nil
+	p.job.pending--
+}
+
+// settleLocked settles p with out: a proof is recorded, an error fails p's job, and a dropped
+// partition just leaves. It reports whether p's job is now settled and the caller must call
+// finishJob.
+func (e *Engine) settleLocked(p *part, out outcome) bool {
+	j := p.job
+	e.leaveLocked(p)
+	switch {
+	case out.err != nil:
+		return e.failLocked(j, partitionErr(p, out.err))
+	case out.proof != nil:
+		j.proofs[p.index] = out.proof
+		j.inputs[p.index] = out.inputs
+		j.parts = append(j.parts, assemble.Part{Index: p.index, Proof: out.enc})
+		j.stats.Synthesis += p.synth
+		j.stats.Prepare += out.times.prepare
+		j.stats.LockWait += out.times.lockWait
+		j.stats.Device += out.times.device
+		j.stats.Finalize += out.times.finalize
+	}
+	return e.settledLocked(j)
+}
+
+// settle settles p with out (settleLocked) and finishes its job when it was the last partition.
+func (e *Engine) settle(p *part, out outcome) {
+	e.mu.Lock()
+	finish := e.settleLocked(p, out)
+	e.mu.Unlock()
+	if finish {
+		e.finishJob(p.job, false)
+	}
 }
 
 // settledLocked reports whether j has no partition left in flight and has not been finished yet;
@@ -658,7 +754,7 @@ func (e *Engine) finishJob(j *job, inCallback bool) {
 		if aerr != nil {
 			err = fmt.Errorf("assemble proof: %w", aerr)
 		} else {
-			res = &Result{Job: j.id, Proof: proof, Partitions: j.proofs, Stats: stats}
+			res = &Result{Job: j.id, Proof: proof, Partitions: j.proofs, Inputs: j.inputs, Stats: stats}
 		}
 	}
 	j.cancel(nil)
@@ -714,7 +810,7 @@ func (e *Engine) nextSynth() *part {
 		if p := e.synthQ.peek(); p != nil && e.devQ.Len() < e.cfg.queueDepth && e.reserved+p.job.est <= e.cfg.budget {
 			e.synthQ.pop()
 			e.reserveLocked(p, p.job.est)
-			e.synthesizing++
+			e.moveLocked(p, stageSynthesizing)
 			if !p.job.started {
 				p.job.started = true
 				p.job.firstSynth = time.Now()
@@ -731,38 +827,11 @@ func (e *Engine) synthesize(p *part) {
 	j := p.job
 	t0 := time.Now()
 	e.emit(t0, timeline.SynthStart, j, p.index, -1, -1, "")
-	var asg *synth.Assignment
-	err := j.ctx.Err()
-	if err == nil {
-		var c synth.Circuit
-		err = e.safely(j, p.index, "build circuit", func() error {
-			var err error
-			c, err = j.spec.Circuit(p.index)
-			if err == nil && c == nil {
-				err = errors.New("nil circuit")
-			}
-			return err
-		})
-		if err == nil {
-			err = e.safely(j, p.index, "synthesize", func() error {
-				var err error
-				asg, err = synth.Synthesize(j.ctx, j.spec.Shape, c)
-				return err
-			})
-		}
-	}
+	asg, err := e.synthesizeAssignment(p)
 	t1 := time.Now()
 	e.emit(t1, timeline.SynthEnd, j, p.index, -1, -1, errDetail(err))
 	if err != nil {
-		e.mu.Lock()
-		e.synthesizing--
-		e.releaseLocked(p, p.reserved)
-		j.pending--
-		finish := e.failLocked(j, partitionErr(p, err))
-		e.mu.Unlock()
-		if finish {
-			e.finishJob(j, false)
-		}
+		e.settle(p, outcome{err: err})
 		return
 	}
 	p.asg = asg
@@ -773,13 +842,8 @@ func (e *Engine) synthesize(p *part) {
 	for e.devQ.Len() >= e.cfg.queueDepth && j.err == nil {
 		e.cond.Wait()
 	}
-	e.synthesizing--
 	if j.err != nil {
-		e.releaseLocked(p, p.reserved)
-		p.asg = nil
-		j.pending--
-		finish := e.settledLocked(j)
-		e.cond.Broadcast()
+		finish := e.settleLocked(p, outcome{}) // dropped: the job has its error
 		e.mu.Unlock()
 		if finish {
 			e.finishJob(j, false)
@@ -789,11 +853,39 @@ func (e *Engine) synthesize(p *part) {
 	// Stamped before the partition becomes visible to device workers, so that CHAN_SEND
 	// precedes its GPU_PICKUP; emitted after the lock is released.
 	tSend := time.Now()
+	e.moveLocked(p, stageDeviceQueue)
 	e.devQ.push(p)
 	e.peakQueued = max(e.peakQueued, e.devQ.Len())
 	e.cond.Broadcast()
 	e.mu.Unlock()
 	e.emit(tSend, timeline.ChanSend, j, p.index, -1, -1, "")
+}
+
+// synthesizeAssignment builds and synthesizes p's circuit.
+func (e *Engine) synthesizeAssignment(p *part) (*synth.Assignment, error) {
+	j := p.job
+	if err := j.ctx.Err(); err != nil {
+		return nil, err
+	}
+	var c synth.Circuit
+	err := e.safely(j, p.index, "build circuit", func() error {
+		var err error
+		c, err = j.spec.Circuit(p.index)
+		if err == nil && c == nil {
+			err = errors.New("nil circuit")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var asg *synth.Assignment
+	err = e.safely(j, p.index, "synthesize", func() error {
+		var err error
+		asg, err = synth.Synthesize(j.ctx, j.spec.Shape, c)
+		return err
+	})
+	return asg, err
 }
 
 // deviceWorker proves partitions on device d until the engine stops.
@@ -817,7 +909,7 @@ func (e *Engine) nextDevice() *part {
 			return nil
 		}
 		if p := e.devQ.pop(); p != nil {
-			e.onDevice++
+			e.moveLocked(p, stageOnDevice)
 			e.cond.Broadcast() // room in the device queue
 			return p
 		}
@@ -830,17 +922,28 @@ type partTimes struct {
 	prepare, lockWait, device, finalize time.Duration
 }
 
-// prove runs p on device d as worker w: prepare on the CPU, take the device's kernel lock, run
-// the device work, release the lock, finalize on the CPU, and hand the proof to the job.
+// prove runs p on device d as worker w and settles it: on the device (onDevice), then, if that
+// failed and a fallback is configured, on the fallback device.
 func (e *Engine) prove(d, w int, p *part) {
+	out := e.onDevice(d, w, p)
+	if out.err != nil && e.cfg.fallback != nil && p.job.ctx.Err() == nil {
+		out = e.fallBack(d, w, p, out)
+	}
+	e.settle(p, out)
+}
+
+// onDevice proves p on device d: prepare on the CPU, take the device's kernel lock, run the
+// device work, release the lock, finalize on the CPU, and check the proof. The task is released
+// before it returns.
+func (e *Engine) onDevice(d, w int, p *part) (out outcome) {
 	j := p.job
 	dev := e.cfg.devices[d]
 	ctx := j.ctx
-	var pt partTimes
 
 	tPick := time.Now()
 	e.emit(tPick, timeline.GPUPickup, j, p.index, d, w, "")
-	var task Task
+	var task prover.Task
+	defer func() { e.releaseTask(p, task) }()
 	err := ctx.Err()
 	if err == nil {
 		err = e.safely(j, p.index, "prepare", func() error {
@@ -856,187 +959,137 @@ func (e *Engine) prove(d, w int, p *part) {
 		})
 	}
 	tLW := time.Now()
-	pt.prepare = tLW.Sub(tPick)
+	out.times.prepare = tLW.Sub(tPick)
 	e.emit(tLW, timeline.LockWait, j, p.index, d, w, errDetail(err))
 	if err == nil {
 		err = ctx.Err()
 	}
-	prepFailed := err != nil
 	if err == nil {
 		err = e.safely(j, p.index, "lock device", func() error { return dev.Lock(ctx) })
 	}
 	if err != nil {
-		if !prepFailed || !e.fallBack(d, w, p, task, err, pt) {
-			e.abandon(p, task, err)
-		}
-		return
+		out.err = err
+		return out
 	}
 
 	// The kernel-lock region: GPU_START right after the lock is acquired, GPU_END right after
 	// Run returns and before Unlock. Nothing else runs inside it.
 	tStart := time.Now()
-	pt.lockWait = tStart.Sub(tLW)
+	out.times.lockWait = tStart.Sub(tLW)
 	e.emit(tStart, timeline.GPUStart, j, p.index, d, w, "")
 	err = e.safely(j, p.index, "run", func() error { return task.Run(ctx) })
 	tEnd := time.Now()
 	e.emit(tEnd, timeline.GPUEnd, j, p.index, d, w, errDetail(err))
 	dev.Unlock()
-	pt.device = tEnd.Sub(tStart)
-	if err != nil && e.fallBack(d, w, p, task, err, pt) {
-		return
-	}
-
-	p.asg.ReleaseEvaluations()
-	e.mu.Lock()
-	e.releaseLocked(p, j.estEval)
-	e.mu.Unlock()
+	out.times.device = tEnd.Sub(tStart)
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err != nil {
-		e.abandon(p, task, err)
-		return
+		out.err = err
+		return out
 	}
+	e.releaseEvaluations(p)
 
 	tFin := time.Now()
 	e.emit(tFin, timeline.FinalizeStart, j, p.index, d, w, "")
-	var proof *Proof
-	var enc []byte
 	err = e.safely(j, p.index, "finalize", func() error {
-		var err error
-		proof, err = task.Finalize(ctx)
+		proof, err := task.Finalize(ctx)
 		if err == nil && proof == nil {
 			err = errors.New("device returned no proof")
 		}
 		if err == nil {
-			err = e.selfCheck(j, p, proof)
-		}
-		if err == nil {
-			b := proof.Bytes()
-			enc = b[:]
+			out, err = e.accept(j, p, proof, out.times)
 		}
 		return err
 	})
 	tDone := time.Now()
 	e.emit(tDone, timeline.FinalizeEnd, j, p.index, d, w, errDetail(err))
-	pt.finalize = tDone.Sub(tFin)
+	out.times.finalize = tDone.Sub(tFin)
 	if err != nil {
-		e.abandon(p, task, err)
-		return
+		return outcome{times: out.times, err: err}
 	}
-	e.releaseTask(p, task)
-	e.complete(p, proof, enc, pt)
+	return out
 }
 
-// selfCheck verifies proof against partition p's public inputs when WithSelfCheck is on.
-func (e *Engine) selfCheck(j *job, p *part, proof *Proof) error {
-	if !e.cfg.selfCheck {
-		return nil
-	}
-	j.pvkOnce.Do(func() { j.pvk, j.pvkErr = PrepareVerifyingKey(&j.spec.Params.VK) })
-	if j.pvkErr != nil {
-		return fmt.Errorf("%w: prepare verifying key: %v", ErrSelfCheck, j.pvkErr)
-	}
-	if err := Verify(j.pvk, proof, p.asg.PublicInputs()); err != nil {
-		return fmt.Errorf("%w: %v", ErrSelfCheck, err)
-	}
-	return nil
-}
-
-// complete records a proved partition and releases the rest of its reservation.
-func (e *Engine) complete(p *part, proof *Proof, enc []byte, pt partTimes) {
-	j := p.job
-	p.asg = nil
+// releaseEvaluations frees p's A·w, B·w, C·w, which no task reads after Run, and their share of
+// p's reservation.
+func (e *Engine) releaseEvaluations(p *part) {
+	p.asg.ReleaseEvaluations()
 	e.mu.Lock()
-	e.releaseLocked(p, p.reserved)
-	e.onDevice--
-	j.proofs[p.index] = proof
-	j.parts = append(j.parts, assemble.Part{Index: p.index, Proof: enc})
-	j.stats.Synthesis += p.synth
-	j.stats.Prepare += pt.prepare
-	j.stats.LockWait += pt.lockWait
-	j.stats.Device += pt.device
-	j.stats.Finalize += pt.finalize
-	j.pending--
-	finish := e.settledLocked(j)
+	e.releaseLocked(p, p.job.estEval)
 	e.mu.Unlock()
-	if finish {
-		e.finishJob(j, false)
-	}
 }
 
-// fallBack proves partition p on the fallback device after its device failed with cause, and
-// reports whether it took the partition over (then p is completed or abandoned). It declines when
-// no fallback is configured or the job's context has ended.
-func (e *Engine) fallBack(d, w int, p *part, failed Task, cause error, pt partTimes) bool {
-	j := p.job
-	if e.cfg.fallback == nil || j.ctx.Err() != nil || p.asg == nil || p.asg.A == nil {
-		return false
+// accept checks proof (unless WithoutSelfCheck) and returns the outcome that records it.
+func (e *Engine) accept(j *job, p *part, proof *prover.Proof, pt partTimes) (outcome, error) {
+	inputs := p.asg.PublicInputs()
+	if !e.cfg.noSelfCheck {
+		j.pvkOnce.Do(func() { j.pvk, j.pvkErr = prover.PrepareVerifyingKey(&j.spec.Params.VK) })
+		if j.pvkErr != nil {
+			return outcome{}, fmt.Errorf("%w: prepare verifying key: %v", ErrSelfCheck, j.pvkErr)
+		}
+		if err := prover.Verify(j.pvk, proof, inputs); err != nil {
+			return outcome{}, fmt.Errorf("%w: %v", ErrSelfCheck, err)
+		}
 	}
-	e.releaseTask(p, failed)
+	b := proof.Bytes()
+	return outcome{proof: proof, enc: b[:], inputs: inputs, times: pt}, nil
+}
+
+// fallBack proves partition p on the fallback device after its device failed with failed.err.
+// It synthesizes p again rather than trusting the host buffers the failed device held, so that
+// nothing the device did can reach the fallback's proof; the new evaluations are reserved again
+// (without waiting for the budget: a fallback must not wait on partitions behind it).
+func (e *Engine) fallBack(d, w int, p *part, failed outcome) outcome {
+	j := p.job
+	cause := failed.err
 	e.log.Warn("device failed; proving the partition on the fallback device",
 		"job", j.id, "partition", p.index, "device", d, "fallback", e.cfg.fallback.Name(), "err", cause)
+	pt := failed.times
 	t0 := time.Now()
 	e.emit(t0, timeline.FinalizeStart, j, p.index, d, w, "fallback: "+errDetail(cause))
-	var proof *Proof
-	var enc []byte
+	e.mu.Lock()
+	p.asg = nil
+	e.reserveLocked(p, max(0, j.est-p.reserved))
+	e.mu.Unlock()
+	var out outcome
 	err := e.safely(j, p.index, "fallback", func() error {
+		asg, err := e.synthesizeAssignment(p)
+		if err != nil {
+			return err
+		}
+		p.asg = asg
 		rs, err := e.randomness(j, p.index)
 		if err != nil {
 			return err
 		}
-		proof, err = ProvePartition(j.ctx, j.spec.Params, p.asg, WithDevice(e.cfg.fallback), WithRandomness(rs))
-		if err == nil {
-			err = e.selfCheck(j, p, proof)
+		proof, err := prover.ProvePartition(j.ctx, j.spec.Params, asg, prover.WithDevice(e.cfg.fallback), prover.WithRandomness(rs))
+		if err != nil {
+			return err
 		}
-		if err == nil {
-			b := proof.Bytes()
-			enc = b[:]
-		}
+		out, err = e.accept(j, p, proof, pt)
 		return err
 	})
 	t1 := time.Now()
 	e.emit(t1, timeline.FinalizeEnd, j, p.index, d, w, "fallback "+errDetail(err))
-	pt.finalize += t1.Sub(t0)
-	p.asg.ReleaseEvaluations()
-	e.mu.Lock()
-	e.releaseLocked(p, j.estEval)
-	e.mu.Unlock()
 	if err != nil {
-		e.abandon(p, nil, fmt.Errorf("%w (after device error: %v)", err, cause))
-		return true
+		return outcome{err: fmt.Errorf("%w (after device error: %v)", err, cause)}
 	}
-	e.complete(p, proof, enc, pt)
-	return true
+	out.times.finalize += t1.Sub(t0)
+	return out
 }
 
 // randomness returns partition i's r and s.
-func (e *Engine) randomness(j *job, i int) (Randomness, error) {
+func (e *Engine) randomness(j *job, i int) (prover.Randomness, error) {
 	if j.spec.Randomness != nil {
 		return j.spec.Randomness(i)
 	}
-	return NewRandomness()
-}
-
-// abandon gives up p on a device worker after err: it releases the task and p's memory and
-// fails p's job.
-func (e *Engine) abandon(p *part, task Task, err error) {
-	e.releaseTask(p, task)
-	p.asg = nil
-	j := p.job
-	e.mu.Lock()
-	e.releaseLocked(p, p.reserved)
-	e.onDevice--
-	j.pending--
-	finish := e.failLocked(j, partitionErr(p, err))
-	e.mu.Unlock()
-	if finish {
-		e.finishJob(j, false)
-	}
+	return prover.NewRandomness()
 }
 
 // releaseTask calls task.Release, if task is not nil, logging a panic instead of propagating it.
-func (e *Engine) releaseTask(p *part, task Task) {
+func (e *Engine) releaseTask(p *part, task prover.Task) {
 	if task == nil {
 		return
 	}
@@ -1046,4 +1099,13 @@ func (e *Engine) releaseTask(p *part, task Task) {
 		}
 	}()
 	task.Release()
+}
+
+// allDevices returns the engine's devices and its fallback, if any.
+func (e *Engine) allDevices() []prover.Device {
+	devs := append([]prover.Device(nil), e.cfg.devices...)
+	if e.cfg.fallback != nil {
+		devs = append(devs, e.cfg.fallback)
+	}
+	return devs
 }

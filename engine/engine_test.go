@@ -1,7 +1,8 @@
-package prover
+package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"runtime"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/cuzk-go/cuzk/assemble"
 	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
 )
@@ -31,6 +34,8 @@ type simDevice struct {
 	locked                 atomic.Bool
 	active, maxActive      atomic.Int32
 	runs                   atomic.Int64
+	// hostBytes, if set, is what the device says a partition costs the host.
+	hostBytes int64
 	// runHook, if set, is called at the start of Run with the partition's tag (its first
 	// public input); it may panic or return an error.
 	runHook func(tag uint64) error
@@ -41,6 +46,14 @@ func newSimDevice(prepare, run, finalize time.Duration) *simDevice {
 }
 
 func (d *simDevice) Name() string { return "sim" }
+
+// HostBytes is hostBytes when set, else what the CPU device would hold.
+func (d *simDevice) HostBytes(shape *synth.Shape) int64 {
+	if d.hostBytes != 0 {
+		return d.hostBytes
+	}
+	return prover.CPU().HostBytes(shape)
+}
 
 func (d *simDevice) Lock(ctx context.Context) error {
 	if err := d.lock.Acquire(ctx, 1); err != nil {
@@ -55,7 +68,7 @@ func (d *simDevice) Unlock() {
 	d.lock.Release(1)
 }
 
-func (d *simDevice) Prepare(ctx context.Context, _ *Parameters, asg *synth.Assignment, _ Randomness) (Task, error) {
+func (d *simDevice) Prepare(ctx context.Context, _ *prover.Parameters, asg *synth.Assignment, _ prover.Randomness) (prover.Task, error) {
 	if asg == nil || asg.A == nil {
 		return nil, errors.New("sim: no assignment")
 	}
@@ -95,12 +108,12 @@ func (t *simTask) Run(ctx context.Context) error {
 	return sleepCtx(ctx, d.run)
 }
 
-func (t *simTask) Finalize(ctx context.Context) (*Proof, error) {
+func (t *simTask) Finalize(ctx context.Context) (*prover.Proof, error) {
 	if err := sleepCtx(ctx, t.d.finalize); err != nil {
 		return nil, err
 	}
 	_, _, g1, g2 := bls12381.Generators()
-	return &Proof{A: g1, B: g2, C: g1}, nil
+	return &prover.Proof{A: g1, B: g2, C: g1}, nil
 }
 
 func (t *simTask) Release() {}
@@ -155,12 +168,12 @@ func tag(marker, partition int) uint64 { return uint64(marker)*1000 + uint64(par
 var (
 	simShapeOnce sync.Once
 	simShape     *synth.Shape
-	simParams    *Parameters
+	simParams    *prover.Parameters
 )
 
 // simSetup returns the shape of tagCircuit{n: 4} and parameters of the right sizes made of
 // zero points: the simulated device does not read them.
-func simSetup(t testing.TB) (*synth.Shape, *Parameters) {
+func simSetup(t testing.TB) (*synth.Shape, *prover.Parameters) {
 	simShapeOnce.Do(func() {
 		s, err := synth.Compile(tagCircuit{n: 4})
 		if err != nil {
@@ -168,8 +181,8 @@ func simSetup(t testing.TB) (*synth.Shape, *Parameters) {
 		}
 		b := s.BDensityInput.Count() + s.BDensityAux.Count()
 		simShape = s
-		simParams = &Parameters{
-			VK:  VerifyingKey{IC: make([]bls12381.G1Affine, s.NumInputs)},
+		simParams = &prover.Parameters{
+			VK:  prover.VerifyingKey{IC: make([]bls12381.G1Affine, s.NumInputs)},
 			H:   make([]bls12381.G1Affine, s.DomainSize()-1),
 			L:   make([]bls12381.G1Affine, s.NumAux),
 			A:   make([]bls12381.G1Affine, s.NumInputs+s.ADensityAux.Count()),
@@ -177,7 +190,7 @@ func simSetup(t testing.TB) (*synth.Shape, *Parameters) {
 			BG2: make([]bls12381.G2Affine, b),
 		}
 	})
-	require.NoError(t, CheckParameters(simParams, simShape))
+	require.NoError(t, prover.CheckParameters(simParams, simShape))
 	return simShape, simParams
 }
 
@@ -195,12 +208,18 @@ func simJob(t testing.TB, marker, n, priority int) *Job {
 	}
 }
 
-// newTestEngine starts an engine and closes it at the end of the test, checking that no
-// goroutine is left behind.
-func newTestEngine(t *testing.T, opts ...EngineOption) *Engine {
+// newTestEngine starts an engine without the self-check (the simulated devices' proofs never
+// verify) and closes it at the end of the test, checking that no goroutine is left behind.
+func newTestEngine(t *testing.T, opts ...Option) *Engine {
+	t.Helper()
+	return newCheckedEngine(t, append([]Option{WithoutSelfCheck()}, opts...)...)
+}
+
+// newCheckedEngine is newTestEngine with the engine's defaults, the self-check included.
+func newCheckedEngine(t *testing.T, opts ...Option) *Engine {
 	t.Helper()
 	base := runtime.NumGoroutine()
-	e, err := NewEngine(opts...)
+	e, err := New(opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -233,15 +252,24 @@ func testCtx(t *testing.T) context.Context {
 func TestEstimatePartitionBytes(t *testing.T) {
 	shape, err := synth.Compile(&circuits.Scalable{Constraints: 100, Inputs: 3})
 	require.NoError(t, err)
-	total, eval := EstimatePartitionBytes(shape)
+	total, eval := EstimatePartitionBytes(shape, prover.CPU())
 	n, m := int64(shape.NumRows()), int64(shape.DomainSize())
 	require.Equal(t, int64(104), n) // 100 constraints + One + 3 inputs
 	require.Equal(t, int64(128), m)
-	require.Equal(t, 3*n*32+3*m*32, eval)
+	require.Equal(t, 3*n*32, eval)
 	w := int64(shape.NumInputs + shape.NumAux)
-	a := int64(shape.NumInputs + shape.ADensityAux.Count())
+	var a int64 // A's scalars are w itself when a_aux marks every aux variable
+	if shape.ADensityAux.Count() != shape.NumAux {
+		a = int64(shape.NumInputs + shape.ADensityAux.Count())
+	}
 	b := int64(shape.BDensityInput.Count() + shape.BDensityAux.Count())
-	require.Equal(t, eval+(w+a+b)*32, total)
+	cpu := (3*m + w + a + b) * 32 // the CPU workspace: a, b, c over the domain, w, A and B scalars
+	require.Equal(t, eval+w*32+cpu, total)
+	big := newSimDevice(0, 0, 0)
+	big.hostBytes = cpu + 1000
+	total2, eval2 := EstimatePartitionBytes(shape, prover.CPU(), big)
+	require.Equal(t, total+1000, total2, "the costliest device counts")
+	require.Equal(t, eval, eval2)
 
 	kb, ok := parseMemTotal([]byte("MemFree: 1 kB\nMemTotal:       24576000 kB\n"))
 	require.True(t, ok)
@@ -273,7 +301,7 @@ func TestPartQueueOrder(t *testing.T) {
 }
 
 func TestEngineOptions(t *testing.T) {
-	for name, opt := range map[string]EngineOption{
+	for name, opt := range map[string]Option{
 		"no devices":     WithDevices(),
 		"nil device":     WithDevices(nil),
 		"zero workers":   WithWorkersPerDevice(0),
@@ -282,7 +310,7 @@ func TestEngineOptions(t *testing.T) {
 		"zero depth":     WithQueueDepth(0),
 		"nil logger":     WithLogger(nil),
 	} {
-		_, err := NewEngine(opt)
+		_, err := New(opt)
 		require.Error(t, err, name)
 	}
 	e := newTestEngine(t, WithDevices(newSimDevice(0, 0, 0)))
@@ -294,13 +322,13 @@ func TestEngineOptions(t *testing.T) {
 		"no shape":      {Params: params, Partitions: 1, Circuit: simJob(t, 0, 1, 0).Circuit},
 		"no circuit":    {Params: params, Shape: shape, Partitions: 1},
 		"no partitions": {Params: params, Shape: shape, Circuit: simJob(t, 0, 1, 0).Circuit},
-		"wrong params":  {Params: &Parameters{}, Shape: shape, Partitions: 1, Circuit: simJob(t, 0, 1, 0).Circuit},
+		"wrong params":  {Params: &prover.Parameters{}, Shape: shape, Partitions: 1, Circuit: simJob(t, 0, 1, 0).Circuit},
 	} {
 		_, err := e.Submit(ctx, jb)
 		require.Error(t, err, name)
 	}
-	_, err := e.Submit(ctx, &Job{Params: &Parameters{}, Shape: shape, Partitions: 1, Circuit: simJob(t, 0, 1, 0).Circuit})
-	require.ErrorIs(t, err, ErrParamsMismatch)
+	_, err := e.Submit(ctx, &Job{Params: &prover.Parameters{}, Shape: shape, Partitions: 1, Circuit: simJob(t, 0, 1, 0).Circuit})
+	require.ErrorIs(t, err, prover.ErrParamsMismatch)
 }
 
 // runSimJobs proves jobs×parts partitions on one simulated device with the given number of
@@ -308,7 +336,7 @@ func TestEngineOptions(t *testing.T) {
 func runSimJobs(t *testing.T, dev *simDevice, workers, jobs, parts int) []timeline.Event {
 	t.Helper()
 	var rec timeline.Recorder
-	e, err := NewEngine(WithDevices(dev), WithWorkersPerDevice(workers), WithSynthesisConcurrency(1),
+	e, err := New(WithDevices(dev), WithWorkersPerDevice(workers), WithSynthesisConcurrency(1), WithoutSelfCheck(),
 		WithTimeline(&rec))
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -321,7 +349,7 @@ func runSimJobs(t *testing.T, dev *simDevice, workers, jobs, parts int) []timeli
 	for _, h := range hs {
 		res, err := h.Wait(ctx)
 		require.NoError(t, err)
-		require.Len(t, res.Proof, parts*ProofSize)
+		require.Len(t, res.Proof, parts*prover.ProofSize)
 		require.Len(t, res.Partitions, parts)
 		require.GreaterOrEqual(t, res.Stats.Device, time.Duration(parts)*dev.run)
 	}
@@ -586,7 +614,7 @@ func TestEngineCancelJob(t *testing.T) {
 			once.Do(func() { close(started) })
 		}
 	})
-	e, err := NewEngine(WithDevices(dev), WithTimeline(hook))
+	e, err := New(WithDevices(dev), WithTimeline(hook), WithoutSelfCheck())
 	require.NoError(t, err)
 	ctx := testCtx(t)
 	jctx, cancel := context.WithCancel(ctx)
@@ -600,7 +628,7 @@ func TestEngineCancelJob(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	res, err := h2.Wait(ctx)
 	require.NoError(t, err, "the other job goes on")
-	require.Len(t, res.Proof, 3*ProofSize)
+	require.Len(t, res.Proof, 3*prover.ProofSize)
 	st := e.Stats()
 	require.Zero(t, st.Reserved, "reservations released")
 	require.Zero(t, st.ActiveJobs)
@@ -625,14 +653,14 @@ func TestEngineCancelJob(t *testing.T) {
 
 func TestEngineMemoryBudget(t *testing.T) {
 	shape, _ := simSetup(t)
-	est, eval := EstimatePartitionBytes(shape)
+	est, eval := EstimatePartitionBytes(shape, newSimDevice(0, 0, 0))
 	t.Run("never exceeded", func(t *testing.T) {
 		// In a synctest bubble (fake clock), so that the pipeline fills the same way on any
 		// machine: 3 jobs × 8 partitions, a budget of 3.5 partitions.
 		synctest.Test(t, func(t *testing.T) {
 			budget := 3*est + est/2
 			dev := newSimDevice(time.Millisecond, 3*time.Millisecond, time.Millisecond)
-			e, err := NewEngine(WithDevices(dev), WithMemoryBudget(budget), WithSynthesisConcurrency(2),
+			e, err := New(WithDevices(dev), WithMemoryBudget(budget), WithSynthesisConcurrency(2), WithoutSelfCheck(),
 				WithQueueDepth(2))
 			require.NoError(t, err)
 			ctx := context.Background()
@@ -763,7 +791,7 @@ func TestEngineFailures(t *testing.T) {
 	for _, h := range good {
 		res, err := h.Wait(ctx)
 		require.NoError(t, err, "other jobs go on")
-		require.Len(t, res.Proof, 3*ProofSize)
+		require.Len(t, res.Proof, 3*prover.ProofSize)
 	}
 	st := e.Stats()
 	require.Zero(t, st.Reserved)
@@ -775,7 +803,7 @@ func TestEngineFailures(t *testing.T) {
 func TestEngineClose(t *testing.T) {
 	t.Run("drains", func(t *testing.T) {
 		base := runtime.NumGoroutine()
-		e, err := NewEngine(WithDevices(newSimDevice(time.Millisecond, 2*time.Millisecond, time.Millisecond)))
+		e, err := New(WithDevices(newSimDevice(time.Millisecond, 2*time.Millisecond, time.Millisecond)), WithoutSelfCheck())
 		require.NoError(t, err)
 		ctx := testCtx(t)
 		h, err := e.Submit(ctx, simJob(t, 1, 5, 0))
@@ -788,7 +816,7 @@ func TestEngineClose(t *testing.T) {
 		}
 		res, err := h.Wait(ctx)
 		require.NoError(t, err)
-		require.Len(t, res.Proof, 5*ProofSize)
+		require.Len(t, res.Proof, 5*prover.ProofSize)
 		_, err = e.Submit(ctx, simJob(t, 2, 1, 0))
 		require.ErrorIs(t, err, ErrClosed)
 		require.NoError(t, e.Close(ctx), "Close twice")
@@ -797,7 +825,7 @@ func TestEngineClose(t *testing.T) {
 	t.Run("cancels", func(t *testing.T) {
 		base := runtime.NumGoroutine()
 		dev := newSimDevice(time.Millisecond, time.Hour, time.Millisecond)
-		e, err := NewEngine(WithDevices(dev))
+		e, err := New(WithDevices(dev), WithoutSelfCheck())
 		require.NoError(t, err)
 		ctx := testCtx(t)
 		h, err := e.Submit(ctx, simJob(t, 1, 10, 0))
@@ -818,10 +846,10 @@ func TestEngineClose(t *testing.T) {
 // verifies every proof.
 func TestEngineCPU(t *testing.T) {
 	shape, params := setupFor(t, &circuits.Scalable{Constraints: 40, Inputs: 2})
-	pvk, err := PrepareVerifyingKey(&params.VK)
+	pvk, err := prover.PrepareVerifyingKey(&params.VK)
 	require.NoError(t, err)
 	const seed = 99
-	e := newTestEngine(t, WithDevices(NewCPUDevice()))
+	e := newCheckedEngine(t, WithDevices(prover.NewCPUDevice()))
 	ctx := testCtx(t)
 	h, err := e.Submit(ctx, &Job{
 		Params:     params,
@@ -835,22 +863,37 @@ func TestEngineCPU(t *testing.T) {
 	res, err := h.Wait(ctx)
 	require.NoError(t, err)
 	require.Equal(t, h.ID(), res.Job)
+	require.Len(t, res.Inputs, 3)
+	for i, in := range res.Inputs {
+		require.Equal(t, (&circuits.Scalable{Constraints: 40, Inputs: 2, Seed: seed, Partition: i}).PublicInputs(), in)
+	}
 	split, err := assemble.Split(res.Proof)
 	require.NoError(t, err)
 	require.Len(t, split, 3)
 	for i, p := range res.Partitions {
 		inputs := (&circuits.Scalable{Constraints: 40, Inputs: 2, Seed: seed, Partition: i}).PublicInputs()
-		require.NoError(t, Verify(pvk, p, inputs), "partition %d", i)
-		var q Proof
+		require.NoError(t, prover.Verify(pvk, p, inputs), "partition %d", i)
+		var q prover.Proof
 		require.NoError(t, q.SetBytes(split[i]))
 		require.True(t, q.A.Equal(&p.A) && q.B.Equal(&p.B) && q.C.Equal(&p.C), "partition %d bytes", i)
 		if i > 0 {
 			other := (&circuits.Scalable{Constraints: 40, Inputs: 2, Seed: seed, Partition: i - 1}).PublicInputs()
-			require.ErrorIs(t, Verify(pvk, p, other), ErrInvalidProof)
+			require.ErrorIs(t, prover.Verify(pvk, p, other), prover.ErrInvalidProof)
 		}
 	}
 	st := res.Stats
 	require.Positive(t, st.Synthesis)
 	require.Positive(t, st.Device)
 	require.GreaterOrEqual(t, st.Total, st.QueueWait)
+}
+
+// setupFor compiles c and runs an insecure setup for it.
+func setupFor(t testing.TB, c synth.Circuit) (*synth.Shape, *prover.Parameters) {
+	shape, err := synth.Compile(c)
+	require.NoError(t, err)
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
+	require.NoError(t, err)
+	params, err := devsetup.InsecureSetup(shape, tw)
+	require.NoError(t, err)
+	return shape, params
 }

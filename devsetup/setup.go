@@ -1,4 +1,4 @@
-package prover
+package devsetup
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -44,7 +45,7 @@ func NewToxicWaste(src io.Reader) (ToxicWaste, error) {
 // L_i = (β·A_i + α·B_i + C_i)/δ for aux, A/B points as A_i(τ)·G and B_i(τ)·G for the variables the
 // densities mark, and H_i = τ^i·(τ^m − 1)/δ for i < m−1. Points are computed with batched
 // fixed-base scalar multiplication on all cores.
-func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*Parameters, error) {
+func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*prover.Parameters, error) {
 	m := shape.DomainSize()
 	if m < 2 {
 		m = 2
@@ -130,7 +131,7 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*Parameters, error) {
 	}
 
 	_, _, g1, g2 := bls12381.Generators()
-	p := &Parameters{}
+	p := &prover.Parameters{}
 	vk := &p.VK
 	vk.AlphaG1.ScalarMultiplication(&g1, bigOf(&tw.Alpha))
 	vk.BetaG1.ScalarMultiplication(&g1, bigOf(&tw.Beta))
@@ -165,14 +166,4 @@ func evalPolynomials(m *synth.Matrix, coeffs, lag, out []fr.Element) {
 			}
 		}
 	}
-}
-
-// appendDense appends the elements of v whose index d marks.
-func appendDense(dst, v []fr.Element, d *synth.Density) []fr.Element {
-	for i := range v {
-		if d.Has(i) {
-			dst = append(dst, v[i])
-		}
-	}
-	return dst
 }

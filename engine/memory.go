@@ -1,4 +1,4 @@
-package prover
+package engine
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -18,33 +19,23 @@ const DefaultMemoryBudget int64 = 8 << 30
 // memoryBudgetFraction is the share of MemTotal the engine budgets by default.
 const memoryBudgetFraction = 0.8
 
-// EstimatePartitionBytes estimates the host memory, in bytes, that one synthesized partition of
-// shape holds from the start of its synthesis to the end of its finalization, with 32-byte
-// field elements (n = NumRows, m = DomainSize):
+// EstimatePartitionBytes estimates the host memory, in bytes, that one partition of shape holds
+// from the start of its synthesis to the end of its finalization on the device that costs the
+// most of devs, with 32-byte field elements (n = NumRows, |w| = NumInputs + NumAux):
 //
-//	evaluations = 3·n·32 (A·w, B·w, C·w) + 3·m·32 (the CPU FFT buffers of H)
-//	total       = evaluations + (|w| + |a| + |b|)·32
+//	evaluations = 3·n·32 (A·w, B·w, C·w)
+//	total       = evaluations + |w|·32 + max over devs of dev.HostBytes(shape)
 //
-// where |w| = NumInputs + NumAux is the assignment, and |a| = NumInputs + |a_aux| and
-// |b| = |b_input| + |b_aux| are the scalar vectors compacted by density for the A and B MSMs.
 // The evaluations share is released as soon as the partition's device work ends, the rest after
 // its finalization. Parameters, which all partitions share, are not counted.
-func EstimatePartitionBytes(shape *synth.Shape) (total, evaluations int64) {
+func EstimatePartitionBytes(shape *synth.Shape, devs ...prover.Device) (total, evaluations int64) {
 	const el = int64(fr.Bytes)
-	rows := int64(shape.NumRows())
-	m := int64(shape.DomainSize())
-	evaluations = 3*rows*el + 3*m*el
-	w := int64(shape.NumInputs) + int64(shape.NumAux)
-	a := int64(shape.NumInputs) + densityCount(shape.ADensityAux)
-	b := densityCount(shape.BDensityInput) + densityCount(shape.BDensityAux)
-	return evaluations + (w+a+b)*el, evaluations
-}
-
-func densityCount(d *synth.Density) int64 {
-	if d == nil {
-		return 0
+	evaluations = 3 * int64(shape.NumRows()) * el
+	var dev int64
+	for _, d := range devs {
+		dev = max(dev, d.HostBytes(shape))
 	}
-	return int64(d.Count())
+	return evaluations + (int64(shape.NumInputs)+int64(shape.NumAux))*el + dev, evaluations
 }
 
 // defaultMemoryBudget returns 80% of the machine's RAM (MemTotal in /proc/meminfo), or

@@ -1,0 +1,12 @@
+// Package devsetup makes Groth16 parameters for development and benchmarks. It is INSECURE:
+// never use its parameters for real proofs.
+//
+// InsecureSetup runs a Groth16 setup from toxic waste the caller holds, so whoever ran it can
+// forge proofs for every circuit the parameters serve; real deployments use the parameters of a
+// multi-party ceremony (Filecoin's .params files), read with prover.ReadParametersFile.
+// RandomParameters returns points of the right counts unrelated to any setup, for benchmarks at
+// sizes where a setup would take too long: proofs made with them do not verify.
+//
+//	tw, _ := devsetup.NewToxicWaste(rand.Reader)
+//	params, _ := devsetup.InsecureSetup(shape, tw) // INSECURE: tw forges proofs
+package devsetup

@@ -1,0 +1,21 @@
+// Package engine proves jobs of many partitions on a set of prover devices: synthesis on the
+// CPU overlapped with device work, a bounded host-memory budget, and the oldest job of the most
+// urgent priority first.
+//
+//	gpus, _ := gpu.ProverDevices() // closable; or no GPUs: engine.New() proves on prover.CPU()
+//	eng, _ := engine.New(engine.WithDevices(prover.NewDevices(gpus...)...),
+//		engine.WithFallback(prover.CPU()), // a failing GPU does not fail the job
+//		engine.WithTimeline(hook))
+//	h, _ := eng.Submit(ctx, &engine.Job{Params: params, Shape: shape, Partitions: 10, Circuit: build})
+//	res, _ := h.Wait(ctx) // res.Proof: 10 × 192 bytes in partition order; res.Inputs: their inputs
+//	_ = eng.Close(ctx)
+//
+// Every proof is verified before it leaves the engine (WithoutSelfCheck turns that off), and a
+// partition whose device fails is proved again, from a fresh synthesis, on the fallback device.
+//
+// A partition goes through four stages — queued for synthesis, synthesizing, queued for a device,
+// on a device — and settles once: proved, failed (its job fails with the first error), or
+// dropped because its job failed or was cancelled. Memory is reserved before synthesis from
+// EstimatePartitionBytes (the devices report their own share) and released in two steps: the
+// evaluations A·w, B·w, C·w after the device work, the rest when the partition settles.
+package engine

@@ -1,0 +1,161 @@
+package prover
+
+import (
+	"context"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk-go/cuzk/prover/primitive"
+)
+
+// naiveNTT returns A_k = Σ_j a_j·(g^j)·ω^(jk) (forward) or n⁻¹·g^(−k)·Σ_j a_j·ω^(−jk) (inverse),
+// g = 7 on a coset and 1 otherwise, in natural order.
+func naiveNTT(a []fr.Element, inverse, coset bool) []fr.Element {
+	n := len(a)
+	w, err := fft.Generator(uint64(n))
+	if err != nil {
+		panic(err)
+	}
+	g := fr.NewElement(1)
+	if coset {
+		g.SetUint64(cosetShift)
+	}
+	if inverse {
+		w.Inverse(&w)
+	}
+	in := append([]fr.Element(nil), a...)
+	if coset && !inverse {
+		var gj fr.Element
+		gj.SetOne()
+		for j := range in {
+			in[j].Mul(&in[j], &gj)
+			gj.Mul(&gj, &g)
+		}
+	}
+	out := make([]fr.Element, n)
+	for k := range out {
+		var wk, wjk, t fr.Element
+		wk.Exp(w, bigUint(uint64(k)))
+		wjk.SetOne()
+		for j := range in {
+			t.Mul(&in[j], &wjk)
+			out[k].Add(&out[k], &t)
+			wjk.Mul(&wjk, &wk)
+		}
+	}
+	if inverse {
+		var nInv, gInv, gk fr.Element
+		nInv.SetUint64(uint64(n)).Inverse(&nInv)
+		gInv.Inverse(&g)
+		gk.SetOne()
+		for k := range out {
+			out[k].Mul(&out[k], &nInv).Mul(&out[k], &gk)
+			gk.Mul(&gk, &gInv)
+		}
+	}
+	return out
+}
+
+func bitReversed(a []fr.Element) []fr.Element {
+	b := append([]fr.Element(nil), a...)
+	fft.BitReverse(b)
+	return b
+}
+
+// TestCPUNTTMatchesDefinition checks the CPU primitive's transform in all sixteen configurations
+// against the definition in primitive.NTT.
+func TestCPUNTTMatchesDefinition(t *testing.T) {
+	ctx := context.Background()
+	dev := &cpuPrimitives{}
+	for _, logN := range []int{1, 3, 5} {
+		n := 1 << logN
+		a := make([]fr.Element, n)
+		for i := range a {
+			a[i].MustSetRandom()
+		}
+		for cfgBits := range 16 {
+			cfg := primitive.NTT{Inverse: cfgBits&1 != 0, Coset: cfgBits&2 != 0,
+				InputBitReversed: cfgBits&4 != 0, OutputBitReversed: cfgBits&8 != 0}
+			want := naiveNTT(a, cfg.Inverse, cfg.Coset)
+			if cfg.OutputBitReversed {
+				want = bitReversed(want)
+			}
+			in := a
+			if cfg.InputBitReversed {
+				in = bitReversed(a)
+			}
+			ws, err := dev.Workspace(ctx, primitive.Dims{Domain: n})
+			require.NoError(t, err)
+			require.NoError(t, ws.Upload(ctx, primitive.BufB, in))
+			require.NoError(t, ws.NTT(ctx, primitive.BufB, logN, cfg))
+			require.Equal(t, want, ws.(*cpuWorkspace).bufs[primitive.BufB], "2^%d %+v", logN, cfg)
+			ws.Release()
+		}
+	}
+}
+
+func TestCPUCompactQuotientAndMSM(t *testing.T) {
+	ctx := context.Background()
+	dev := &cpuPrimitives{}
+	ws, err := dev.Workspace(ctx, primitive.Dims{Domain: 4, W: 70, B: 3})
+	require.NoError(t, err)
+	w := make([]fr.Element, 70)
+	for i := range w {
+		w[i].SetUint64(uint64(i + 1))
+	}
+	require.NoError(t, ws.Upload(ctx, primitive.BufW, w))
+	mask := []uint64{1 << 2, 1<<3 | 1<<5}
+	k, err := ws.Compact(ctx, primitive.BufScalarsB, 0, primitive.BufW, 0, 70, mask)
+	require.NoError(t, err)
+	require.Equal(t, 3, k)
+	require.Equal(t, []fr.Element{w[2], w[67], w[69]}, ws.(*cpuWorkspace).bufs[primitive.BufScalarsB])
+
+	a := []fr.Element{fr.NewElement(2), fr.NewElement(3)}
+	b := []fr.Element{fr.NewElement(5), fr.NewElement(7)}
+	c := []fr.Element{fr.NewElement(1), fr.NewElement(1)}
+	for i, v := range [][]fr.Element{a, b, c} {
+		require.NoError(t, ws.Upload(ctx, primitive.Buf(i), v))
+	}
+	z := fr.NewElement(3)
+	require.NoError(t, ws.Quotient(ctx, primitive.BufA, primitive.BufB, primitive.BufC, 4, z))
+	require.Equal(t, []fr.Element{fr.NewElement(27), fr.NewElement(60), {}, {}}, ws.(*cpuWorkspace).bufs[primitive.BufA])
+
+	_, _, g1, g2 := bls12381.Generators()
+	srs := &primitive.SRS{BG1: []bls12381.G1Affine{g1, g1, g1}, BG2: []bls12381.G2Affine{g2, g2, g2}}
+	bases, err := dev.Resident(ctx, srs)
+	require.NoError(t, err)
+	got1, err := ws.MSMG1(ctx, bases, primitive.SectionBG1, primitive.BufScalarsB, 0, 3)
+	require.NoError(t, err)
+	sum := fr.NewElement(3 + 68 + 70)
+	var want1 bls12381.G1Jac
+	want1.FromAffine(&g1)
+	want1.ScalarMultiplication(&want1, bigOf(&sum))
+	require.True(t, got1.Equal(&want1))
+	got2, err := ws.MSMG2(ctx, bases, primitive.BufScalarsB, 0, 3)
+	require.NoError(t, err)
+	var want2 bls12381.G2Jac
+	want2.FromAffine(&g2)
+	want2.ScalarMultiplication(&want2, bigOf(&sum))
+	require.True(t, got2.Equal(&want2))
+	_, err = ws.MSMG1(ctx, bases, primitive.SectionH, primitive.BufScalarsB, 0, 3)
+	require.ErrorContains(t, err, "3 scalars for 0 points")
+	_, err = ws.Compact(ctx, primitive.BufScalarsB, 1, primitive.BufW, 0, 70, mask)
+	require.ErrorContains(t, err, "more than 2 marked")
+}
+
+func TestParametersIdentity(t *testing.T) {
+	p := randParams(1, 3, 7, 5, 4, 3, 3)
+	q := randParams(1, 3, 7, 5, 4, 3, 3)
+	require.Equal(t, p.Identity(), q.Identity(), "same points, same identity")
+	r := randParams(2, 3, 7, 5, 4, 3, 3)
+	require.NotEqual(t, p.Identity(), r.Identity())
+	q.H = q.H[:6]
+	require.NotEqual(t, p.Identity(), q.Identity(), "section lengths count")
+	p.ID = "porep-32g"
+	require.Equal(t, "porep-32g", p.Identity())
+	require.Equal(t, "porep-32g", p.SRS().ID)
+}

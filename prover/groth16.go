@@ -1,0 +1,296 @@
+package prover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-go/cuzk/prover/primitive"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// groth16Device runs Groth16's recipe over a primitive device:
+//
+//	Prepare (outside the lock): stage A·w, B·w, C·w zero-padded to the domain, and w; compact
+//	    the A query's scalars (when a_aux does not mark every aux variable; else A uses w) and
+//	    the B queries' scalars out of w by their densities.
+//	Run (under the lock): h = (a·b − c)/Z by inverse NTT, coset NTT, the pointwise quotient
+//	    over Z(g·ω^i) = g^m − 1, and an inverse coset NTT; then the MSMs H (h), A, B_G1, L (w's
+//	    aux part) and B_G2.
+//	Finalize: A, B, C from the MSMs, r and s.
+type groth16Device struct {
+	p primitive.Device
+}
+
+func (d *groth16Device) Name() string                   { return d.p.Name() }
+func (d *groth16Device) Lock(ctx context.Context) error { return d.p.Lock(ctx) }
+func (d *groth16Device) Unlock()                        { d.p.Unlock() }
+
+func (d *groth16Device) HostBytes(shape *synth.Shape) int64 {
+	return d.p.HostBytes(dimsOf(shape))
+}
+
+// dimsOf returns the workspace of a partition of shape: the domain (at least 2), w, and the
+// compacted A and B scalars (A's only when a_aux leaves some aux variable out).
+func dimsOf(shape *synth.Shape) primitive.Dims {
+	dims := primitive.Dims{
+		Domain: max(shape.DomainSize(), 2),
+		W:      shape.NumInputs + shape.NumAux,
+		B:      shape.BDensityInput.Count() + shape.BDensityAux.Count(),
+	}
+	if shape.ADensityAux.Count() != shape.NumAux {
+		dims.A = shape.NumInputs + shape.ADensityAux.Count()
+	}
+	return dims
+}
+
+func (d *groth16Device) Prepare(ctx context.Context, params *Parameters, asg *synth.Assignment, rs Randomness) (Task, error) {
+	if err := CheckParameters(params, asg.Shape); err != nil {
+		return nil, err
+	}
+	if asg.A == nil {
+		return nil, errors.New("prover: assignment evaluations were released")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dims := dimsOf(asg.Shape)
+	if len(asg.W) != dims.W {
+		return nil, fmt.Errorf("prover: assignment has %d values, its shape %d", len(asg.W), dims.W)
+	}
+	ws, err := d.p.Workspace(ctx, dims)
+	if err != nil {
+		return nil, fmt.Errorf("prover: partition buffers on %s: %w", d.p.Name(), err)
+	}
+	t := &groth16Task{dev: d.p, params: params, srs: params.SRS(), asg: asg, rs: rs, ws: ws, dims: dims}
+	if err := t.stage(ctx); err != nil {
+		t.Release()
+		return nil, fmt.Errorf("prover: stage partition on %s: %w", d.p.Name(), err)
+	}
+	return t, nil
+}
+
+type groth16Task struct {
+	dev    primitive.Device
+	params *Parameters
+	srs    *primitive.SRS
+	asg    *synth.Assignment
+	rs     Randomness
+	ws     primitive.Workspace
+	dims   primitive.Dims
+	res    msmResults
+}
+
+// stage copies the partition to the workspace and compacts the query scalars there.
+func (t *groth16Task) stage(ctx context.Context) error {
+	asg, ws, shape := t.asg, t.ws, t.asg.Shape
+	for _, s := range []struct {
+		buf primitive.Buf
+		v   []fr.Element
+	}{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufC, asg.C}, {primitive.BufW, asg.W}} {
+		if err := ws.Upload(ctx, s.buf, s.v); err != nil {
+			return err
+		}
+	}
+	if t.dims.A > 0 {
+		if err := compactQuery(ctx, ws, primitive.BufScalarsA, t.dims.A, shape, nil, shape.ADensityAux); err != nil {
+			return fmt.Errorf("a query: %w", err)
+		}
+	}
+	if t.dims.B > 0 {
+		if err := compactQuery(ctx, ws, primitive.BufScalarsB, t.dims.B, shape, shape.BDensityInput, shape.BDensityAux); err != nil {
+			return fmt.Errorf("b query: %w", err)
+		}
+	}
+	return nil
+}
+
+// compactQuery fills dst, of n scalars, with a query's scalars as bellperson orders them: the
+// inputs that inputs marks (every input when inputs is nil), then the aux values that aux marks,
+// both taken from the staged w = inputs ‖ aux.
+func compactQuery(ctx context.Context, ws primitive.Workspace, dst primitive.Buf, n int, shape *synth.Shape, inputs, aux *synth.Density) error {
+	nIn := shape.NumInputs
+	var inMask []uint64
+	if inputs != nil {
+		inMask = inputs.Words()
+	} else {
+		inMask = make([]uint64, (nIn+63)/64)
+		for i := range nIn {
+			inMask[i/64] |= 1 << (i % 64)
+		}
+	}
+	k, err := ws.Compact(ctx, dst, 0, primitive.BufW, 0, nIn, inMask)
+	if err != nil {
+		return err
+	}
+	k2, err := ws.Compact(ctx, dst, k, primitive.BufW, nIn, shape.NumAux, aux.Words())
+	if err != nil {
+		return err
+	}
+	if k+k2 != n {
+		return fmt.Errorf("compacted %d scalars into a buffer of %d", k+k2, n)
+	}
+	return nil
+}
+
+// Run computes h and the five MSMs on the device, checking ctx between steps.
+func (t *groth16Task) Run(ctx context.Context) error {
+	if t.ws == nil {
+		return errors.New("prover: task released")
+	}
+	bases, err := t.dev.Resident(ctx, t.srs)
+	if err != nil {
+		return fmt.Errorf("prover: parameters on %s: %w", t.dev.Name(), err)
+	}
+	if err := t.quotient(ctx); err != nil {
+		return fmt.Errorf("prover: h on %s: %w", t.dev.Name(), err)
+	}
+	ws, nIn, nAux := t.ws, t.asg.Shape.NumInputs, t.asg.Shape.NumAux
+	g1 := func(out *bls12381.G1Jac, sec primitive.Section, s primitive.Buf, off, n int) func() error {
+		return func() (err error) {
+			if n == 0 {
+				*out = g1Infinity
+				return nil
+			}
+			*out, err = ws.MSMG1(ctx, bases, sec, s, off, n)
+			return err
+		}
+	}
+	aScalars, aLen := primitive.BufW, nIn+nAux // every aux variable is in A: A's scalars are w
+	if t.dims.A > 0 {
+		aScalars, aLen = primitive.BufScalarsA, t.dims.A
+	}
+	steps := []struct {
+		sec primitive.Section
+		run func() error
+	}{
+		{primitive.SectionH, g1(&t.res.H, primitive.SectionH, primitive.BufA, 0, len(t.srs.H))},
+		{primitive.SectionA, g1(&t.res.A, primitive.SectionA, aScalars, 0, aLen)},
+		{primitive.SectionBG1, g1(&t.res.B1, primitive.SectionBG1, primitive.BufScalarsB, 0, t.dims.B)},
+		{primitive.SectionL, g1(&t.res.L, primitive.SectionL, primitive.BufW, nIn, nAux)},
+		{primitive.SectionBG2, func() (err error) {
+			if t.dims.B == 0 {
+				t.res.B2 = g2Infinity
+				return nil
+			}
+			t.res.B2, err = ws.MSMG2(ctx, bases, primitive.BufScalarsB, 0, t.dims.B)
+			return err
+		}},
+	}
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.run(); err != nil {
+			return fmt.Errorf("prover: %s msm on %s: %w", s.sec, t.dev.Name(), err)
+		}
+	}
+	return nil
+}
+
+// quotient turns the staged evaluations of a, b, c over the domain ⟨ω⟩ of size m into the m−1
+// coefficients of h = (a·b − c)/Z, Z = X^m − 1, left in BufA in natural order: per vector an
+// inverse NTT (natural → bit-reversed) and an NTT on the coset g·⟨ω⟩ (bit-reversed → natural),
+// where Z(g·ω^i) = g^m − 1 is constant; the pointwise quotient; an inverse coset NTT.
+func (t *groth16Task) quotient(ctx context.Context) error {
+	m := t.dims.Domain
+	logM := bits.TrailingZeros(uint(m))
+	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
+		if err := t.ws.NTT(ctx, b, logM, primitive.NTT{Inverse: true, OutputBitReversed: true}); err != nil {
+			return err
+		}
+		if err := t.ws.NTT(ctx, b, logM, primitive.NTT{Coset: true, InputBitReversed: true}); err != nil {
+			return err
+		}
+	}
+	if err := t.ws.Quotient(ctx, primitive.BufA, primitive.BufB, primitive.BufC, m, zInverseOnCoset(m)); err != nil {
+		return err
+	}
+	return t.ws.NTT(ctx, primitive.BufA, logM, primitive.NTT{Inverse: true, Coset: true})
+}
+
+// cosetShift is g = 7, the coset shift of gnark-crypto's fft.OnCoset() and of primitive.NTT.
+const cosetShift = 7
+
+// zInverseOnCoset returns 1/(g^m − 1), the inverse of Z(X) = X^m − 1 anywhere on the coset g·⟨ω⟩.
+func zInverseOnCoset(m int) fr.Element {
+	var g, z, one fr.Element
+	g.SetUint64(cosetShift)
+	one.SetOne()
+	z.Exp(g, bigUint(uint64(m)))
+	z.Sub(&z, &one)
+	z.Inverse(&z)
+	return z
+}
+
+func (t *groth16Task) Finalize(ctx context.Context) (*Proof, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return assembleProof(&t.params.VK, &t.res, t.rs), nil
+}
+
+func (t *groth16Task) Release() {
+	if t.ws != nil {
+		t.ws.Release()
+		t.ws = nil
+	}
+}
+
+// msmResults are the multi-scalar multiplications of one partition.
+type msmResults struct {
+	A, B1, L, H bls12381.G1Jac // Σ a_i·A_i, Σ b_i·B_i (G1), Σ aux_j·L_j, Σ h_i·H_i
+	B2          bls12381.G2Jac // Σ b_i·B_i (G2)
+}
+
+// assembleProof combines the MSM results with r and s as bellman does:
+//
+//	A = α + Σa + r·δ
+//	B = β + Σb + s·δ (G2)
+//	C = Σl + Σh + s·(α + Σa) + r·(β + Σb) + r·s·δ (G1)
+func assembleProof(vk *VerifyingKey, m *msmResults, rs Randomness) *Proof {
+	r, s := bigOf(&rs.R), bigOf(&rs.S)
+	var rsProd fr.Element
+	rsProd.Mul(&rs.R, &rs.S)
+
+	var ga, gc, t bls12381.G1Jac
+	ga.FromAffine(&vk.DeltaG1)
+	ga.ScalarMultiplication(&ga, r)
+	ga.AddMixed(&vk.AlphaG1)
+	ga.AddAssign(&m.A)
+
+	var gb bls12381.G2Jac
+	gb.FromAffine(&vk.DeltaG2)
+	gb.ScalarMultiplication(&gb, s)
+	gb.AddMixed(&vk.BetaG2)
+	gb.AddAssign(&m.B2)
+
+	gc.FromAffine(&vk.DeltaG1)
+	gc.ScalarMultiplication(&gc, bigOf(&rsProd))
+	t.FromAffine(&vk.AlphaG1)
+	t.AddAssign(&m.A)
+	t.ScalarMultiplication(&t, s)
+	gc.AddAssign(&t)
+	t.FromAffine(&vk.BetaG1)
+	t.AddAssign(&m.B1)
+	t.ScalarMultiplication(&t, r)
+	gc.AddAssign(&t)
+	gc.AddAssign(&m.H)
+	gc.AddAssign(&m.L)
+
+	p := &Proof{}
+	p.A.FromJacobian(&ga)
+	p.B.FromJacobian(&gb)
+	p.C.FromJacobian(&gc)
+	return p
+}
+
+// The identity of G1 and G2 in Jacobian coordinates (Z = 0).
+var (
+	g1Infinity = bls12381.G1Jac{X: fpOne(), Y: fpOne()}
+	g2Infinity = func() bls12381.G2Jac { var p bls12381.G2Jac; p.X.SetOne(); p.Y.SetOne(); return p }()
+)

@@ -1,0 +1,147 @@
+// Package primitive is the arithmetic a Groth16 prover asks of a device: staging vectors of Fr,
+// number-theoretic transforms, the pointwise quotient on a coset, compaction of scalars by a
+// density mask, and multi-scalar multiplications over resident bases. Package prover runs
+// Groth16's recipe over these steps; the CPU implements them with gnark-crypto and package gpu
+// with libcuzk.so. Nothing here knows Groth16.
+//
+// A partition's vectors live in a Workspace, named by Buf; the MSM bases of a parameter set
+// live in a Bases handle that Device.Resident returns. Scalars are fr.Element in Montgomery form,
+// points gnark-crypto's affine types.
+package primitive
+
+import (
+	"context"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// Device is a place where the primitives run. Its lock is a kernel-only lock shared by the
+// workers of one device: Workspace staging runs outside it, and the transforms, quotient and
+// MSMs under it. Implementations are safe for concurrent use.
+type Device interface {
+	// Name describes the device, e.g. "cpu (16 cores)" or "gpu0 NVIDIA H200".
+	Name() string
+	// Lock acquires the kernel-only lock, honouring ctx; Unlock releases it.
+	Lock(ctx context.Context) error
+	Unlock()
+	// HostBytes is the host memory, in bytes, that one workspace of dims holds until Release.
+	HostBytes(dims Dims) int64
+	// Workspace returns the buffers of one partition, sized by dims, contents undefined.
+	Workspace(ctx context.Context, dims Dims) (Workspace, error)
+	// Resident returns srs's bases on the device, uploading them the first time an identity
+	// (SRS.ID) is seen; later calls with the same ID return the same bases without an upload.
+	Resident(ctx context.Context, srs *SRS) (Bases, error)
+}
+
+// Dims are the lengths of a workspace's buffers, in elements.
+type Dims struct {
+	Domain int // BufA, BufB, BufC: the evaluation domain m, a power of two ≥ 2
+	W      int // BufW: the assignment w = inputs ‖ aux
+	A      int // BufScalarsA; 0 means no such buffer
+	B      int // BufScalarsB; 0 means no such buffer
+}
+
+// Buf names one vector of a Workspace.
+type Buf int
+
+const (
+	BufA        Buf = iota // Domain elements
+	BufB                   // Domain elements
+	BufC                   // Domain elements
+	BufW                   // W elements
+	BufScalarsA            // A elements
+	BufScalarsB            // B elements
+)
+
+// Section names one array of points of an SRS.
+type Section int
+
+const (
+	SectionH   Section = iota // G1
+	SectionL                  // G1
+	SectionA                  // G1
+	SectionBG1                // G1
+	SectionBG2                // G2
+)
+
+// String returns the section's name in the parameters file ("h", "l", "a", "b_g1", "b_g2").
+func (s Section) String() string {
+	switch s {
+	case SectionH:
+		return "h"
+	case SectionL:
+		return "l"
+	case SectionA:
+		return "a"
+	case SectionBG1:
+		return "b_g1"
+	case SectionBG2:
+		return "b_g2"
+	}
+	return "unknown"
+}
+
+// SRS is the point arrays a proof's MSMs run over. ID is its identity: two SRS values with the
+// same ID hold the same points, so a device uploads them once.
+type SRS struct {
+	ID           string
+	H, L, A, BG1 []bls12381.G1Affine
+	BG2          []bls12381.G2Affine
+}
+
+// Len returns the number of points of section s.
+func (s *SRS) Len(sec Section) int {
+	switch sec {
+	case SectionH:
+		return len(s.H)
+	case SectionL:
+		return len(s.L)
+	case SectionA:
+		return len(s.A)
+	case SectionBG1:
+		return len(s.BG1)
+	case SectionBG2:
+		return len(s.BG2)
+	}
+	return 0
+}
+
+// Bases is an SRS resident on a device. Close evicts it: later Resident calls upload it again.
+type Bases interface {
+	Close() error
+}
+
+// NTT selects a transform of 2^logN elements. The forward transform is A_k = Σ_j a_j·ω^(jk)
+// with ω = fft.Generator(2^logN) (gnark-crypto); Inverse uses ω⁻¹ and multiplies by 2^−logN.
+// Coset multiplies a_j by g^j before a forward transform and the output of an inverse
+// transform by g^(−j), g = 7 (gnark-crypto's fft.OnCoset()). The bit-reversed flags give the
+// order of the input and the output; false is natural order.
+type NTT struct {
+	Inverse           bool
+	Coset             bool
+	InputBitReversed  bool
+	OutputBitReversed bool
+}
+
+// Workspace holds one partition's vectors on a device. Upload and Compact stage the partition
+// (outside the device's lock); NTT, Quotient and the MSMs are device work (under it). A
+// workspace is used by one goroutine at a time.
+type Workspace interface {
+	// Upload sets dst[:len(src)] = src and the rest of dst to zero.
+	Upload(ctx context.Context, dst Buf, src []fr.Element) error
+	// Compact sets dst[off+r] = src[srcOff+i] for the r-th i < n whose bit is set in mask (bit
+	// i%64 of mask[i/64]), in order, and returns how many it wrote.
+	Compact(ctx context.Context, dst Buf, off int, src Buf, srcOff, n int, mask []uint64) (int, error)
+	// NTT transforms b[:2^logN] in place.
+	NTT(ctx context.Context, b Buf, logN int, cfg NTT) error
+	// Quotient sets a[i] = (a[i]·b[i] − c[i])·zInv for i < n; a, b and c are distinct.
+	Quotient(ctx context.Context, a, b, c Buf, n int, zInv fr.Element) error
+	// MSMG1 returns Σ s[off+i]·P_i over i < n, 1 ≤ n ≤ the section's length, for the G1 section
+	// sec of bases.
+	MSMG1(ctx context.Context, bases Bases, sec Section, s Buf, off, n int) (bls12381.G1Jac, error)
+	// MSMG2 returns Σ s[off+i]·Q_i over i < n, 1 ≤ n ≤ |B_G2|, for the B_G2 section of bases.
+	MSMG2(ctx context.Context, bases Bases, s Buf, off, n int) (bls12381.G2Jac, error)
+	// Release returns the workspace to its device; it is not used afterwards.
+	Release()
+}

@@ -20,6 +20,8 @@ const (
 	DegreeBase = sector.BaseDegree
 	DegreeExp  = sector.ExpDegree
 	Degree     = DegreeBase + DegreeExp
+	// TotalParents is the number of parent labels hashed into a label (stacked/vanilla/mod.rs).
+	TotalParents = sector.TotalParents
 )
 
 // Graph is Filecoin's stacked DRG over Nodes nodes for one porep id and API version

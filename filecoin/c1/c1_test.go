@@ -175,3 +175,28 @@ func TestCommit2InSectorSize(t *testing.T) {
 	_, _, err = UnmarshalCommit2In([]byte(`{"SectorNum":1,"SectorSize":2048}`))
 	require.ErrorIs(t, err, ErrMalformed)
 }
+
+// TestSyntheticRoundTrip writes and re-reads synthetic C1 outputs: 512 MiB always, 32 GiB
+// (10 partitions × 18 challenges, 8-8-0 trees) outside -short.
+func TestSyntheticRoundTrip(t *testing.T) {
+	ps := []sector.RegisteredSealProof{sector.StackedDrg512MiBV1_1}
+	if !testing.Short() {
+		ps = append(ps, sector.StackedDrg32GiBV1_1)
+	}
+	for _, p := range ps {
+		o, err := Synthetic(context.Background(), p, [32]byte{42})
+		require.NoError(t, err)
+		wrapped, err := MarshalCommit2In(1, o)
+		require.NoError(t, err)
+		_, got, err := UnmarshalCommit2In(wrapped)
+		require.NoError(t, err)
+		require.Equal(t, o, got)
+		raw, err := Marshal(o)
+		require.NoError(t, err)
+		if p == sector.StackedDrg32GiBV1_1 {
+			require.Contains(t, string(raw), `"vanilla_proofs":{"StackedDrg32GiBV1":[[{"comm_d_proofs":{"data":{"Single":`)
+			require.Contains(t, string(raw), `"comm_r_last_proof":{"data":{"Sub":{"base_proof":{"path":[`)
+			t.Logf("32 GiB C1: %d bytes of JSON, %d wrapped", len(raw), len(wrapped))
+		}
+	}
+}

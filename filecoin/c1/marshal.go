@@ -1,6 +1,7 @@
 package c1
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -134,4 +135,15 @@ func MarshalCommit2In(sectorNum int64, o *SealCommitPhase1Output) ([]byte, error
 		return nil, err
 	}
 	return json.Marshal(&Commit2In{SectorNum: sectorNum, Phase1Out: p1, SectorSize: sector.RegisteredSealProof.SectorSize(o.RegisteredProof)})
+}
+
+// Synthetic returns a well-formed C1 output for proof type p made of sdr.SyntheticProofs:
+// every check of Unmarshal passes and the PoRep circuit's relations hold, but no real sector
+// stands behind it. The ticket is zero; key fixes every value.
+func Synthetic(ctx context.Context, p sector.RegisteredSealProof, key [32]byte) (*SealCommitPhase1Output, error) {
+	pub, proofs, err := sdr.SyntheticProofs(ctx, p, key)
+	if err != nil {
+		return nil, err
+	}
+	return &SealCommitPhase1Output{RegisteredProof: p, VanillaProofs: proofs, CommR: pub.CommR, CommD: pub.CommD, ReplicaID: pub.ReplicaID, Seed: pub.Seed}, nil
 }

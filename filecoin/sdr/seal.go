@@ -119,7 +119,14 @@ func CommR(commC, commRLast *fr.Element) fr.Element {
 	return poseidonNode([]fr.Element{*commC, *commRLast})
 }
 
-// column returns node's column.
+// opener opens the columns and tree paths of a sector, sealed or synthetic.
+type opener interface {
+	column(node uint32) Column
+	proofC(node uint64) MerkleProof
+	proofR(node uint64) MerkleProof
+	proofD(node uint64) MerkleProof
+}
+
 func (s *Sealed) column(node uint32) Column {
 	c := Column{Index: node, Rows: make([]fr.Element, s.Config.Layers)}
 	for l := range c.Rows {
@@ -128,31 +135,38 @@ func (s *Sealed) column(node uint32) Column {
 	return c
 }
 
-func (s *Sealed) columnProof(node uint32) ColumnProof {
-	return ColumnProof{Column: s.column(node), InclusionProof: s.TreeC.Proof(uint64(node))}
-}
+func (s *Sealed) proofC(node uint64) MerkleProof { return s.TreeC.Proof(node) }
+func (s *Sealed) proofR(node uint64) MerkleProof { return s.TreeR.Proof(node) }
+func (s *Sealed) proofD(node uint64) MerkleProof { return s.TreeD.Proof(node) }
 
 // ProveChallenge returns the vanilla proof of one challenged node (params.rs Proof::from_parts).
 func (s *Sealed) ProveChallenge(challenge uint64) Proof {
-	parents := s.Graph.Parents(challenge)
-	rc := ReplicaColumnProof{CX: s.columnProof(uint32(challenge))}
+	return proveChallenge(s, s.Graph, s.Config.Layers, challenge)
+}
+
+func proveChallenge(o opener, g *Graph, layers int, challenge uint64) Proof {
+	colProof := func(node uint32) ColumnProof {
+		return ColumnProof{Column: o.column(node), InclusionProof: o.proofC(uint64(node))}
+	}
+	parents := g.Parents(challenge)
+	rc := ReplicaColumnProof{CX: colProof(uint32(challenge))}
 	for _, p := range parents[:DegreeBase] {
-		rc.DrgParents = append(rc.DrgParents, s.columnProof(p))
+		rc.DrgParents = append(rc.DrgParents, colProof(p))
 	}
 	for _, p := range parents[DegreeBase:] {
-		rc.ExpParents = append(rc.ExpParents, s.columnProof(p))
+		rc.ExpParents = append(rc.ExpParents, colProof(p))
 	}
 	pr := Proof{
-		CommDProofs:         s.TreeD.Proof(challenge),
-		CommRLastProof:      s.TreeR.Proof(challenge),
+		CommDProofs:         o.proofD(challenge),
+		CommRLastProof:      o.proofR(challenge),
 		ReplicaColumnProofs: rc,
 	}
-	for l := 1; l <= s.Config.Layers; l++ {
+	for l := 1; l <= layers; l++ {
 		pr.LabelingProofs = append(pr.LabelingProofs, LabelingProof{
 			Parents: expectedLabelParents(&rc, l), LayerIndex: uint32(l), Node: challenge,
 		})
 	}
-	last := pr.LabelingProofs[s.Config.Layers-1]
+	last := pr.LabelingProofs[layers-1]
 	pr.EncodingProof = EncodingProof{Parents: last.Parents, LayerIndex: last.LayerIndex, Node: last.Node}
 	return pr
 }

@@ -272,3 +272,11 @@ func FromPoRepID(id [32]byte) (RegisteredSealProof, error) {
 	}
 	return p, nil
 }
+
+// ProverID returns the prover id of miner actor actorID: the payload of its ID address, the
+// unsigned varint of actorID, in the first bytes of 32 (filecoin-ffi proofs.go toProverID).
+func ProverID(actorID uint64) [32]byte {
+	var id [32]byte
+	binary.PutUvarint(id[:], actorID)
+	return id
+}

@@ -107,3 +107,9 @@ func TestSealRegressionConfigs(t *testing.T) {
 	require.NoError(t, sc.Err())
 	require.Equal(t, 124, n)
 }
+
+func TestProverID(t *testing.T) {
+	id := ProverID(1000) // f01000: ID-address payload e8 07
+	require.Equal(t, [32]byte{0xe8, 0x07}, id)
+	require.Equal(t, [32]byte{}, ProverID(0))
+}

@@ -46,3 +46,18 @@ func BenchmarkTreeRC(b *testing.B) {
 		benchSink = t
 	}
 }
+
+// BenchmarkPoseidon hashes one tree node of arity 8 and one column of 11 rows.
+func BenchmarkPoseidon(b *testing.B) {
+	for _, arity := range []int{8, 11} {
+		in := make([]fr.Element, arity)
+		for i := range in {
+			in[i].SetUint64(uint64(i))
+		}
+		b.Run(map[int]string{8: "arity8", 11: "arity11"}[arity], func(b *testing.B) {
+			for b.Loop() {
+				benchSink = poseidonNode(in)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package sdr
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -18,11 +19,24 @@ func sha256Node(children []fr.Element) fr.Element { return merkle.Sha256Node(chi
 // poseidonNode returns Poseidon of arity len(children) with the MerkleTree domain tag
 // (filecoin-hashers poseidon.rs multi_node).
 func poseidonNode(children []fr.Element) fr.Element {
-	h, err := poseidon.Must(len(children)).Hash(children)
+	h, err := poseidonParams(len(children)).Hash(children)
 	if err != nil {
 		panic(err) // arity fixed by the caller
 	}
 	return h
+}
+
+var poseidonByArity [37]atomic.Pointer[poseidon.Params]
+
+// poseidonParams returns the shared Poseidon constants of arity without taking a lock after the
+// first call.
+func poseidonParams(arity int) *poseidon.Params {
+	if p := poseidonByArity[arity].Load(); p != nil {
+		return p
+	}
+	p := poseidon.Must(arity)
+	poseidonByArity[arity].Store(p)
+	return p
 }
 
 // fullTree is a complete Merkle tree of one arity: levels[0] the leaves (a power of the

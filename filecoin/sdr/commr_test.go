@@ -3,8 +3,6 @@ package sdr
 import (
 	"encoding/base32"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -17,25 +15,19 @@ import (
 // its WindowPoSt vanilla proof equals the comm_r in its sealed CID (CIDv1, codec
 // fil-commitment-sealed 0xf102, multihash poseidon-bls12_381-a2-fc1 0xb401, 32-byte digest).
 func TestCommRRealSector(t *testing.T) {
-	raw, err := os.ReadFile("testdata/windowpost_32gib_commitments.json")
+	// From curio lib/proof/testgolden/postpub.json (ChallengedSectors[0].SealedCID).
+	const sealedCID = "bagboea4b5abcbx3jccdohrttzfneleehcpkmle4oltwuh4q3rcf5tpdodaoj6mtl"
+	// The last 64 bytes of post.vproof are the sector proof's comm_c and comm_r_last.
+	raw, err := os.ReadFile("testdata/post.vproof")
 	require.NoError(t, err)
-	var v struct {
-		CommC     string `json:"comm_c"`
-		CommRLast string `json:"comm_r_last"`
-		SealedCID string `json:"sealed_cid"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &v))
-	elem := func(h string) fr.Element {
-		b, err := hex.DecodeString(h)
-		require.NoError(t, err)
-		e, err := fr.LittleEndian.Element((*[32]byte)(b))
-		require.NoError(t, err)
-		return e
-	}
-	commC, commRLast := elem(v.CommC), elem(v.CommRLast)
+	tail := raw[len(raw)-64:]
+	commC, err := fr.LittleEndian.Element((*[32]byte)(tail[:32]))
+	require.NoError(t, err)
+	commRLast, err := fr.LittleEndian.Element((*[32]byte)(tail[32:]))
+	require.NoError(t, err)
 
-	require.True(t, strings.HasPrefix(v.SealedCID, "b"))
-	cid, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ToUpper(v.SealedCID[1:]))
+	require.True(t, strings.HasPrefix(sealedCID, "b"))
+	cid, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ToUpper(sealedCID[1:]))
 	require.NoError(t, err)
 	var fields []uint64
 	rest := cid

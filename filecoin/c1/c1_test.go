@@ -29,9 +29,9 @@ func sealed2KiB(t *testing.T, p sector.RegisteredSealProof) *SealCommitPhase1Out
 	ticket, seed := [32]byte{7, 7}, [32]byte{9, 9}
 	s, err := sdr.Seal(context.Background(), p, [32]byte{1}, 3, ticket, data)
 	require.NoError(t, err)
-	proofs, err := s.Prove(context.Background(), seed)
+	o, err := Commit1(context.Background(), s, seed)
 	require.NoError(t, err)
-	return &SealCommitPhase1Output{RegisteredProof: p, VanillaProofs: proofs, CommR: s.CommR, CommD: s.CommD, ReplicaID: s.ReplicaID, Seed: seed, Ticket: ticket}
+	return o
 }
 
 func TestRoundTrip2KiB(t *testing.T) {

@@ -147,3 +147,13 @@ func Synthetic(ctx context.Context, p sector.RegisteredSealProof, key [32]byte) 
 	}
 	return &SealCommitPhase1Output{RegisteredProof: p, VanillaProofs: proofs, CommR: pub.CommR, CommD: pub.CommD, ReplicaID: pub.ReplicaID, Seed: pub.Seed}, nil
 }
+
+// Commit1 returns the C1 output of sealed sector s for the interactive seed: its vanilla proofs
+// of every partition with its commitments (filecoin-proofs api/seal.rs seal_commit_phase1).
+func Commit1(ctx context.Context, s *sdr.Sealed, seed [32]byte) (*SealCommitPhase1Output, error) {
+	proofs, err := s.Prove(ctx, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &SealCommitPhase1Output{RegisteredProof: s.Proof, VanillaProofs: proofs, CommR: s.CommR, CommD: s.CommD, ReplicaID: s.ReplicaID, Seed: seed, Ticket: s.Ticket}, nil
+}

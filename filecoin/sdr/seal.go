@@ -236,7 +236,16 @@ func Verify(pub *PublicInputs, proofs [][]Proof) error {
 			if !c.Equal(&commC) || !rl.Equal(&commRLast) {
 				return invalid("partition %d challenge %d: comm_c or comm_r_last differs from the partition's", k, i)
 			}
-			if err := ps[i].Verify(g, &pub.ReplicaID, &pub.CommD, challenges[i], cfg.Layers); err != nil {
+		}
+		// The challenges are checked in parallel; the error reported is the first in order.
+		errs := make([]error, len(ps))
+		parallelRange(len(ps), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				errs[i] = ps[i].Verify(g, &pub.ReplicaID, &pub.CommD, challenges[i], cfg.Layers)
+			}
+		})
+		for i, err := range errs {
+			if err != nil {
 				return fmt.Errorf("partition %d challenge %d (node %d): %w", k, i, challenges[i], err)
 			}
 		}

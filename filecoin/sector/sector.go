@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 )
 
@@ -78,7 +79,7 @@ var configs = []Config{
 }
 
 // ErrUnknownSize is returned for a sector size that is not a published one.
-var ErrUnknownSize = fmt.Errorf("sector: unknown sector size")
+var ErrUnknownSize = errors.New("sector: unknown sector size")
 
 // ConfigFor returns the configuration of a published sector size in bytes.
 func ConfigFor(sectorSize uint64) (Config, error) {

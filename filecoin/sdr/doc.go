@@ -12,8 +12,10 @@
 //
 // Values of hash domains are fr.Element; Bytes gives their 32-byte little-endian form.
 //
-// Seal keeps every layer and tree in memory and accepts sectors up to MaxSealSize; only
-// interactive PoRep challenges are derived (not SyntheticPoRep or NonInteractivePoRep).
+// Seal keeps every layer and tree in memory (about ten times the sector size) and accepts
+// sectors up to MaxSealSize; only interactive PoRep challenges are derived (not SyntheticPoRep or
+// NonInteractivePoRep). SyntheticProofs makes verifying vanilla proofs of any size, 32 and 64 GiB
+// included, without a sector.
 //
 // Usage:
 //

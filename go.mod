@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/consensys/gnark-crypto v0.22.0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/crypto v0.57.0
 	golang.org/x/sync v0.25.0
 )
 

@@ -448,14 +448,15 @@ func deviceStats(l lane, regs []Interval, byWorker map[workerKey][]Interval, cha
 	}
 
 	// Overlapping pairs: two regions overlap when each starts before the
-	// other ends. Regions are sorted by Start, so the later regions that
-	// overlap regs[i] are among those starting before regs[i].End.
+	// other ends. Regions are sorted by Start, then End, so the later
+	// regions that overlap regs[i] are exactly those after it that start
+	// before regs[i].End: a later j has Start_j >= Start_i, and End_j >
+	// Start_i unless both are empty at Start_i, which the sort puts before
+	// any longer region starting there. Counted by binary search in
+	// O(n log n).
 	for i := range regs {
-		for j := i + 1; j < len(regs) && regs[j].Start < regs[i].End; j++ {
-			if regs[i].Start < regs[j].End {
-				ds.Overlaps++
-			}
-		}
+		hi := sort.Search(len(regs), func(j int) bool { return regs[j].Start >= regs[i].End })
+		ds.Overlaps += max(0, hi-i-1)
 	}
 
 	var gaps []Gap

@@ -53,8 +53,8 @@ var stageBounds = [NumStages][2]Kind{
 	StageFinalize:    {FinalizeStart, FinalizeEnd},
 }
 
-// Bounds returns the kinds of the events that start and end s.
-func (s Stage) Bounds() (start, end Kind) { return stageBounds[s][0], stageBounds[s][1] }
+// bounds returns the kinds of the events that start and end s.
+func (s Stage) bounds() (start, end Kind) { return stageBounds[s][0], stageBounds[s][1] }
 
 // onWorker reports whether a stage's two events come from one device worker,
 // so they are matched on device and worker as well as job and partition.
@@ -147,7 +147,7 @@ func Intervals(events []Event) (ivs []Interval, unmatched int) {
 			pop(StagePreparation, keyOf(StagePreparation, e), e)
 		}
 		for s := Stage(0); int(s) < NumStages; s++ {
-			startK, endK := s.Bounds()
+			startK, endK := s.bounds()
 			if e.Kind == endK && !pop(s, keyOf(s, e), e) && !startsStage(e.Kind) {
 				unmatched++
 			}

@@ -29,9 +29,9 @@ func timelineCommand(args []string, stdout, stderr io.Writer) error {
 	svg := fs.String("svg", "", "also write an SVG waterfall to this file")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: cuzk timeline [flags] LOG [flags]\n\n"+
-			"Analyze the TIMELINE lines of a log: this engine's (cuzk bench, --timeline) or the\n"+
-			"Rust cuzk daemon's stderr; other lines are skipped. Reports device (or GPU worker)\n"+
-			"utilization, gaps and their causes, stage durations and a waterfall.\n\nflags:\n")
+			"Analyze the TIMELINE lines of a log: this engine's (cuzk bench writes bench.timeline)\n"+
+			"or the Rust cuzk daemon's stderr; other lines are skipped. Reports device (or GPU\n"+
+			"worker) utilization, gaps and their causes, stage durations and a waterfall.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)

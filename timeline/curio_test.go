@@ -277,3 +277,18 @@ func TestReadLogLongLines(t *testing.T) {
 	noErr(t, err)
 	equal(t, [3]int{lg.Lines, len(lg.Events), len(lg.Bad)}, [3]int{0, 0, 0}, "empty log")
 }
+
+// TestReadLogPrefixed: TIMELINE records after a journalctl-style prefix are
+// read; a TIMELINE inside a word is not a record.
+func TestReadLogPrefixed(t *testing.T) {
+	in := "Nov 30 10:00:01 host cuzk-daemon[812]: TIMELINE,1000,GPU_START,ae003926,worker=0,partition=1\n" +
+		"Nov 30 10:00:02 host cuzk-daemon[812]:\tTIMELINE,3000,GPU_END,ae003926,worker=0,partition=1,gpu_ms=2000\n" +
+		"Nov 30 10:00:02 host cuzk-daemon[812]: NOTATIMELINE,3000,GPU_END,ae003926,worker=0\n"
+	lg, err := ReadLog(strings.NewReader(in))
+	noErr(t, err)
+	equal(t, lg.Lines, 2, "TIMELINE lines")
+	equal(t, len(lg.Events), 2, "events")
+	r := Analyze(lg.Events)
+	equal(t, len(r.Devices), 1, "one worker")
+	equal(t, r.Devices[0].Busy, msd(2000), "busy")
+}

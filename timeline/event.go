@@ -55,15 +55,6 @@ var kindNames = [numKinds]string{
 	JobDone:       "JOB_DONE",
 }
 
-// kinds returns every valid Kind in ascending order.
-func kinds() []Kind {
-	ks := make([]Kind, 0, numKinds-1)
-	for k := SynthStart; k <= JobDone; k++ {
-		ks = append(ks, k)
-	}
-	return ks
-}
-
 // Valid reports whether k is one of the defined kinds.
 func (k Kind) Valid() bool { return k >= SynthStart && k <= JobDone }
 
@@ -172,10 +163,6 @@ type Clock struct {
 
 // NewClock returns a Clock whose epoch is now.
 func NewClock() Clock { return Clock{epoch: time.Now()} }
-
-// newClockAt returns a Clock with the given epoch. The epoch should carry a
-// monotonic reading (come from time.Now) so offsets ignore wall-clock steps.
-func newClockAt(epoch time.Time) Clock { return Clock{epoch: epoch} }
 
 // Epoch returns the clock's epoch.
 func (c Clock) Epoch() time.Time { return c.epoch }

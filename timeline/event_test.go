@@ -112,7 +112,7 @@ func TestMulti(t *testing.T) {
 
 func TestClock(t *testing.T) {
 	epoch := time.Now()
-	c := newClockAt(epoch)
+	c := Clock{epoch: epoch}
 	equal(t, c.Epoch(), epoch, "epoch")
 	if d := c.Now(); d < 0 {
 		t.Errorf("Now() = %v, want >= 0", d)

@@ -70,8 +70,10 @@ type rawLine struct {
 
 // ReadLog reads the TIMELINE lines of a program log in either dialect and
 // skips every other line, so a whole daemon log (tracing output, other
-// stderr) can be given. Lines may be in any order; empty lines and lines
-// that do not start with "TIMELINE," are ignored. A line that cannot be read
+// stderr) can be given. Lines may be in any order. A TIMELINE line starts
+// with "TIMELINE,", or has it after a prefix that ends in a space or a tab
+// (as journalctl writes "Nov 30 10:00:00 host cuzk[81]: TIMELINE,..."); all
+// other lines are ignored. A line that cannot be read
 // is listed in Log.Bad and an unknown event or detail key in Log.Unknown,
 // both with the line number; neither stops the reading. ReadLog fails only
 // when r fails.
@@ -162,9 +164,10 @@ func lineDialect(line string) Dialect {
 	return DialectCurio
 }
 
-// timelineLines returns the lines of r that start with "TIMELINE,", without
-// the line end. A TIMELINE line longer than maxLineBytes is returned marked
-// tooLong with its first 200 bytes; longer lines of other text are skipped.
+// timelineLines returns the TIMELINE records of r (see timelineRecord),
+// without the line end. A TIMELINE line longer than maxLineBytes is returned
+// marked tooLong with the first 200 bytes of its record; longer lines of
+// other text are skipped.
 func timelineLines(r io.Reader) ([]rawLine, error) {
 	br := bufio.NewReaderSize(r, 64*1024)
 	prefix := []byte(linePrefix + ",")
@@ -180,8 +183,8 @@ func timelineLines(r io.Reader) ([]rawLine, error) {
 				continue
 			}
 			n++
-			if bytes.HasPrefix(buf, prefix) {
-				out = append(out, rawLine{n: n, text: string(buf[:200]), tooLong: true})
+			if rec := timelineRecord(buf[:maxLineBytes], prefix); rec != nil {
+				out = append(out, rawLine{n: n, text: string(rec[:min(len(rec), 200)]), tooLong: true})
 			}
 			buf = buf[:0]
 			if err := skipLine(br); err == io.EOF {
@@ -196,11 +199,11 @@ func timelineLines(r io.Reader) ([]rawLine, error) {
 		if len(buf) > 0 {
 			n++
 			line := bytes.TrimRight(buf, "\r\n")
-			if bytes.HasPrefix(line, prefix) {
+			if rec := timelineRecord(line, prefix); rec != nil {
 				if len(line) > maxLineBytes {
-					out = append(out, rawLine{n: n, text: string(line[:200]), tooLong: true})
+					out = append(out, rawLine{n: n, text: string(rec[:min(len(rec), 200)]), tooLong: true})
 				} else {
-					out = append(out, rawLine{n: n, text: string(line)})
+					out = append(out, rawLine{n: n, text: string(rec)})
 				}
 			}
 		}
@@ -209,6 +212,17 @@ func timelineLines(r io.Reader) ([]rawLine, error) {
 			return out, nil
 		}
 	}
+}
+
+// timelineRecord returns the part of line from "TIMELINE," on when it starts
+// the line or follows a space or tab (a prefix added by journalctl or a log
+// collector), else nil.
+func timelineRecord(line, prefix []byte) []byte {
+	i := bytes.Index(line, prefix)
+	if i < 0 || (i > 0 && line[i-1] != ' ' && line[i-1] != '\t') {
+		return nil
+	}
+	return line[i:]
 }
 
 // skipLine discards input up to and including the next newline.

@@ -160,7 +160,7 @@ func FuzzWriteSVG(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const rec = 13
 		var events []Event
-		for len(data) >= rec && len(events) < 4096 {
+		for len(data) >= rec && len(events) < 512 {
 			events = append(events, Event{
 				Offset:    time.Duration(binary.LittleEndian.Uint64(data)),
 				Kind:      Kind(data[8] % 12),

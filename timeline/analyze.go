@@ -45,16 +45,16 @@ func (c GapCause) String() string {
 // NumGapBuckets is the number of gap histogram buckets.
 const NumGapBuckets = 4
 
-// GapBucketBounds are the upper bounds (exclusive) of the first three gap
+// gapBucketBounds are the upper bounds (exclusive) of the first three gap
 // histogram buckets: [0, 50 ms), [50 ms, 200 ms), [200 ms, 1 s), [1 s, ∞).
-var GapBucketBounds = [NumGapBuckets - 1]time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second}
+var gapBucketBounds = [NumGapBuckets - 1]time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second}
 
-// GapBucketLabels names the gap histogram buckets.
-var GapBucketLabels = [NumGapBuckets]string{"<50ms", "50-200ms", "200ms-1s", ">=1s"}
+// gapBucketLabels names the gap histogram buckets.
+var gapBucketLabels = [NumGapBuckets]string{"<50ms", "50-200ms", "200ms-1s", ">=1s"}
 
-// GapBucket returns the histogram bucket index of a gap of length d.
-func GapBucket(d time.Duration) int {
-	for i, b := range GapBucketBounds {
+// gapBucket returns the histogram bucket index of a gap of length d.
+func gapBucket(d time.Duration) int {
+	for i, b := range gapBucketBounds {
 		if d < b {
 			return i
 		}
@@ -62,8 +62,8 @@ func GapBucket(d time.Duration) int {
 	return NumGapBuckets - 1
 }
 
-// NumTopGaps is how many of the largest gaps DeviceStats.TopGaps keeps.
-const NumTopGaps = 5
+// numTopGaps is how many of the largest gaps DeviceStats.TopGaps keeps.
+const numTopGaps = 5
 
 // Gap is an idle stretch of a device between two consecutive device regions.
 type Gap struct {
@@ -73,8 +73,10 @@ type Gap struct {
 	Start, End time.Duration
 	// Cause is what the device was waiting for.
 	Cause GapCause
-	// Job, Partition and Worker identify the region right after the gap.
+	// Job, JobID, Partition and Worker identify the region right after the
+	// gap.
 	Job       uint64
+	JobID     string
 	Partition int
 	Worker    int
 	// Breakdown splits [Start, End] by what the next region's partition was
@@ -119,9 +121,15 @@ func durationStats(ds []time.Duration) DurationStats {
 }
 
 // DeviceStats describes the device regions (GPU_START..GPU_END) of one
-// device.
+// device, or of one device worker when the timeline does not name devices.
 type DeviceStats struct {
+	// Device is the device index, or -1 when the timeline does not name the
+	// device (the Curio dialect).
 	Device int
+	// Worker is -1 when the stats cover every worker of Device. When Device
+	// is -1 they cover the one device worker Worker: the regions of a
+	// device cannot be told apart, so each worker is analyzed alone.
+	Worker int
 	// Regions is the number of device regions.
 	Regions int
 	// First is the first GPU_START and Last the last GPU_END.
@@ -158,19 +166,21 @@ type DeviceStats struct {
 	Gaps int
 	// GapTotal is the sum of the gap lengths (Span - Busy for Analyze).
 	GapTotal time.Duration
-	// GapBuckets counts gaps per GapBucket.
+	// GapBuckets counts gaps by length: [0, 50 ms), [50 ms, 200 ms),
+	// [200 ms, 1 s), [1 s, ∞).
 	GapBuckets [NumGapBuckets]int
 	// CauseCount and CauseTime count gaps and sum their lengths per cause.
 	CauseCount [NumGapCauses]int
 	CauseTime  [NumGapCauses]time.Duration
-	// TopGaps holds the NumTopGaps largest gaps, largest first (equal
+	// TopGaps holds the numTopGaps largest gaps, largest first (equal
 	// lengths: earlier first).
 	TopGaps []Gap
 }
 
 // JobStats describes one job that reached JOB_DONE.
 type JobStats struct {
-	Job uint64
+	Job   uint64
+	JobID string // Event.JobID, if the log names jobs by string
 	// Start is the job's first event, Done its first JOB_DONE.
 	Start, Done time.Duration
 	// Partitions is the number of distinct partition indices seen.
@@ -196,7 +206,8 @@ type Report struct {
 	// Partitions is the number of distinct (job, partition) pairs.
 	Partitions int
 	// Devices holds one entry per device that has a device region, by
-	// ascending device index.
+	// ascending device index; then, for regions whose device is not named
+	// (Device -1), one entry per worker by ascending worker index.
 	Devices []DeviceStats
 	// Stages holds duration statistics per Stage.
 	Stages [NumStages]DurationStats
@@ -209,7 +220,7 @@ type Report struct {
 // Device returns the stats of device d, or false if it had no region.
 func (r *Report) Device(d int) (DeviceStats, bool) {
 	for _, ds := range r.Devices {
-		if ds.Device == d {
+		if ds.Device == d && ds.Worker < 0 {
 			return ds, true
 		}
 	}
@@ -222,7 +233,8 @@ func (r *Report) Device(d int) (DeviceStats, bool) {
 // Device regions are the GPU_START..GPU_END intervals, matched on device,
 // worker, job and partition (see Intervals). Per device, Busy is the union of
 // its regions, Span runs from the first GPU_START to the last GPU_END, and
-// Utilization = Busy/Span.
+// Utilization = Busy/Span. Regions whose device is unknown (Device -1, as in
+// a Curio log) are analyzed per worker instead.
 //
 // Each gap is classified by the region R that starts right after it, in this
 // order:
@@ -265,6 +277,10 @@ type partKey struct {
 	part int
 }
 
+// lane is what DeviceStats describes: a device (worker -1), or one worker of
+// an unnamed device (device -1).
+type lane struct{ device, worker int }
+
 type workerKey struct {
 	job            uint64
 	part           int
@@ -279,6 +295,7 @@ func analyze(events []Event, windowed bool, from, to time.Duration) *Report {
 	parts := make(map[partKey]bool)
 	jobParts := make(map[uint64]map[int]bool)
 	jobFirst := make(map[uint64]time.Duration)
+	jobIDs := make(map[uint64]string)
 	jobDone := make(map[uint64]time.Duration)
 	chanSends := make(map[partKey][]time.Duration)
 	for _, e := range events {
@@ -289,6 +306,9 @@ func analyze(events []Event, windowed bool, from, to time.Duration) *Report {
 				jobParts[e.Job] = make(map[int]bool)
 			}
 			jobParts[e.Job][e.Partition] = true
+		}
+		if e.JobID != "" {
+			jobIDs[e.Job] = e.JobID
 		}
 		if f, ok := jobFirst[e.Job]; !ok || e.Offset < f {
 			jobFirst[e.Job] = e.Offset
@@ -313,7 +333,7 @@ func analyze(events []Event, windowed bool, from, to time.Duration) *Report {
 
 	inWindow := func(t time.Duration) bool { return !windowed || (t >= from && t < to) }
 	var stageDur [NumStages][]time.Duration
-	regions := make(map[int][]Interval)
+	regions := make(map[lane][]Interval)
 	byWorker := make(map[workerKey][]Interval) // preparation and lock wait
 	for _, iv := range ivs {
 		if inWindow(iv.Start) {
@@ -327,7 +347,11 @@ func analyze(events []Event, windowed bool, from, to time.Duration) *Report {
 				}
 				iv.Start, iv.End = max(iv.Start, from), min(iv.End, to)
 			}
-			regions[iv.Device] = append(regions[iv.Device], iv)
+			l := lane{iv.Device, -1}
+			if iv.Device < 0 {
+				l.worker = iv.Worker
+			}
+			regions[l] = append(regions[l], iv)
 		case StagePreparation, StageLockWait:
 			k := workerKey{iv.Job, iv.Partition, iv.Device, iv.Worker}
 			byWorker[k] = append(byWorker[k], iv)
@@ -337,13 +361,22 @@ func analyze(events []Event, windowed bool, from, to time.Duration) *Report {
 		r.Stages[s] = durationStats(stageDur[s])
 	}
 
-	devs := make([]int, 0, len(regions))
-	for d := range regions {
-		devs = append(devs, d)
+	lanes := make([]lane, 0, len(regions))
+	for l := range regions {
+		lanes = append(lanes, l)
 	}
-	sort.Ints(devs)
-	for _, d := range devs {
-		ds := deviceStats(d, regions[d], byWorker, chanSends)
+	sort.Slice(lanes, func(i, j int) bool {
+		a, b := lanes[i], lanes[j]
+		if (a.device < 0) != (b.device < 0) {
+			return b.device < 0
+		}
+		if a.device != b.device {
+			return a.device < b.device
+		}
+		return a.worker < b.worker
+	})
+	for _, l := range lanes {
+		ds := deviceStats(l, regions[l], byWorker, chanSends)
 		if windowed {
 			ds.Span = to - from
 			ds.Utilization = ratio(ds.Busy, ds.Span)
@@ -356,7 +389,7 @@ func analyze(events []Event, windowed bool, from, to time.Duration) *Report {
 		if windowed && (done < from || done > to) {
 			continue
 		}
-		js := JobStats{Job: job, Start: jobFirst[job], Done: done, Partitions: len(jobParts[job])}
+		js := JobStats{Job: job, JobID: jobIDs[job], Start: jobFirst[job], Done: done, Partitions: len(jobParts[job])}
 		r.Jobs = append(r.Jobs, js)
 		totals = append(totals, js.Total())
 	}
@@ -393,14 +426,14 @@ func unionBusy(regs []Interval) (busy, last time.Duration) {
 	return busy, last
 }
 
-func deviceStats(dev int, regs []Interval, byWorker map[workerKey][]Interval, chanSends map[partKey][]time.Duration) DeviceStats {
+func deviceStats(l lane, regs []Interval, byWorker map[workerKey][]Interval, chanSends map[partKey][]time.Duration) DeviceStats {
 	sort.SliceStable(regs, func(i, j int) bool {
 		if regs[i].Start != regs[j].Start {
 			return regs[i].Start < regs[j].Start
 		}
 		return regs[i].End < regs[j].End
 	})
-	ds := DeviceStats{Device: dev, Regions: len(regs), First: regs[0].Start}
+	ds := DeviceStats{Device: l.device, Worker: l.worker, Regions: len(regs), First: regs[0].Start}
 	ds.Busy, ds.Last = unionBusy(regs)
 	ds.Span = ds.Last - ds.First
 	ds.Utilization = ratio(ds.Busy, ds.Span)
@@ -415,33 +448,34 @@ func deviceStats(dev int, regs []Interval, byWorker map[workerKey][]Interval, ch
 	}
 
 	// Overlapping pairs: two regions overlap when each starts before the
-	// other ends. Regions are sorted by Start, so the later regions that
-	// overlap regs[i] are among those starting before regs[i].End.
+	// other ends. Regions are sorted by Start, then End, so the later
+	// regions that overlap regs[i] are exactly those after it that start
+	// before regs[i].End: a later j has Start_j >= Start_i, and End_j >
+	// Start_i unless both are empty at Start_i, which the sort puts before
+	// any longer region starting there. Counted by binary search in
+	// O(n log n).
 	for i := range regs {
-		for j := i + 1; j < len(regs) && regs[j].Start < regs[i].End; j++ {
-			if regs[i].Start < regs[j].End {
-				ds.Overlaps++
-			}
-		}
+		hi := sort.Search(len(regs), func(j int) bool { return regs[j].Start >= regs[i].End })
+		ds.Overlaps += max(0, hi-i-1)
 	}
 
 	var gaps []Gap
 	maxEnd := regs[0].End
 	for _, next := range regs[1:] {
 		if next.Start >= maxEnd {
-			g := classifyGap(dev, maxEnd, next, byWorker, chanSends)
+			g := classifyGap(l.device, maxEnd, next, byWorker, chanSends)
 			gaps = append(gaps, g)
 			ds.Gaps++
 			ds.GapTotal += g.Duration()
-			ds.GapBuckets[GapBucket(g.Duration())]++
+			ds.GapBuckets[gapBucket(g.Duration())]++
 			ds.CauseCount[g.Cause]++
 			ds.CauseTime[g.Cause] += g.Duration()
 		}
 		maxEnd = max(maxEnd, next.End)
 	}
 	sort.SliceStable(gaps, func(i, j int) bool { return gaps[i].Duration() > gaps[j].Duration() })
-	if len(gaps) > NumTopGaps {
-		gaps = gaps[:NumTopGaps]
+	if len(gaps) > numTopGaps {
+		gaps = gaps[:numTopGaps]
 	}
 	ds.TopGaps = gaps
 	return ds
@@ -467,7 +501,7 @@ func latestBefore(ivs []Interval, t time.Duration) (Interval, bool) {
 
 func classifyGap(dev int, start time.Duration, next Interval, byWorker map[workerKey][]Interval, chanSends map[partKey][]time.Duration) Gap {
 	g := Gap{Device: dev, Start: start, End: next.Start, Cause: GapOther,
-		Job: next.Job, Partition: next.Partition, Worker: next.Worker}
+		Job: next.Job, JobID: next.JobID, Partition: next.Partition, Worker: next.Worker}
 	wk := workerKey{next.Job, next.Partition, next.Device, next.Worker}
 	var lw, prep Interval
 	var haveLW, havePrep bool

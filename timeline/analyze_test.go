@@ -135,7 +135,7 @@ func TestAnalyzeGapBuckets(t *testing.T) {
 	d := r.Devices[0]
 	equal(t, d.Gaps, len(gaps), "gaps")
 	equal(t, d.GapBuckets, [NumGapBuckets]int{2, 2, 2, 2}, "buckets")
-	equal(t, len(d.TopGaps), NumTopGaps, "top gaps")
+	equal(t, len(d.TopGaps), numTopGaps, "top gaps")
 	want := []float64{2500, 1000, 999.999, 200, 199.999}
 	for i, g := range d.TopGaps {
 		equal(t, g.Duration(), msd(want[i]), "top gap order")
@@ -143,9 +143,9 @@ func TestAnalyzeGapBuckets(t *testing.T) {
 	equal(t, d.TopGaps[0].Partition, len(gaps), "top gap names the region after it")
 	// Without lifecycle events the cause is unknown.
 	equal(t, d.CauseCount[GapOther], len(gaps), "causes")
-	for i, b := range GapBucketBounds {
-		equal(t, GapBucket(b-1), i, "just below a bound")
-		equal(t, GapBucket(b), i+1, "at a bound")
+	for i, b := range gapBucketBounds {
+		equal(t, gapBucket(b-1), i, "just below a bound")
+		equal(t, gapBucket(b), i+1, "at a bound")
 	}
 }
 

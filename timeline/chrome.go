@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// ChromeSynthesisPid is the trace-event process id of the synthesis
-// process; device d is process d+1.
-const ChromeSynthesisPid = 0
+// chromeSynthesisPid is the trace-event process id of the synthesis
+// process; device d is process d+1, and the workers of unnamed devices are
+// the process after the last device.
+const chromeSynthesisPid = 0
 
 // chromeEvent is one record of the Chrome trace-event format
 // (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU).
@@ -33,26 +34,21 @@ type chromeTrace struct {
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-func devicePid(device int) int {
-	if device < 0 {
-		return ChromeSynthesisPid
-	}
-	return device + 1
-}
-
 // WriteChromeTrace writes events as a Chrome trace-event JSON object
 // ({"traceEvents":[...]}) that opens in Perfetto (ui.perfetto.dev) and
 // chrome://tracing. Timestamps and durations are in microseconds from the
 // epoch.
 //
 // Complete events ("ph":"X", named "<stage> j<job> p<partition>", category
-// the stage name, args job/partition/device/worker/detail) are written for
-// the matched stages (see Intervals) synthesis, preparation, lock wait,
-// device and finalize; the queue stage is left out (it shows as the space
-// between CHAN_SEND and the worker's preparation). Worker stages go to
-// process pid = device+1, thread tid = worker. Synthesis goes to process
-// ChromeSynthesisPid ("synthesis"), where concurrent partitions are spread
-// over lanes (tid 0, 1, ...) so that slices on one thread never overlap.
+// the stage name, args job/partition/device/worker/detail, plus job_id when
+// the log names jobs by string) are written for the matched stages (see
+// Intervals) synthesis, preparation, lock wait, device and finalize; the
+// queue stage is left out (it shows as the space between CHAN_SEND and the
+// worker's preparation). Worker stages go to process pid = device+1
+// ("device d"), thread tid = worker; when the device is not known (a Curio
+// log) to one process "GPU workers" after the last device. Synthesis goes
+// to process 0 ("synthesis"), where concurrent partitions are spread over
+// lanes (tid 0, 1, ...) so that slices on one thread never overlap.
 // CHAN_SEND is a thread-scoped instant event ("ph":"i") on the lane that
 // synthesized the partition (lane 0 if unknown); JOB_DONE is a global instant
 // event. Metadata events ("ph":"M") name every process and thread.
@@ -84,22 +80,25 @@ func WriteChromeTrace(w io.Writer, events []Event) error {
 		}
 		laneEnd[lane] = iv.End
 		synthLane[partKey{iv.Job, iv.Partition}] = lane
-		out = append(out, completeEvent(iv, ChromeSynthesisPid, lane))
-		procs[ChromeSynthesisPid] = "synthesis"
-		threads[thread{ChromeSynthesisPid, lane}] = fmt.Sprintf("synthesis lane %d", lane)
+		out = append(out, completeEvent(iv, chromeSynthesisPid, lane))
+		procs[chromeSynthesisPid] = "synthesis"
+		threads[thread{chromeSynthesisPid, lane}] = fmt.Sprintf("synthesis lane %d", lane)
+	}
+	unnamedPid := 1 // after the last device
+	for _, iv := range ivs {
+		unnamedPid = max(unnamedPid, iv.Device+2)
 	}
 	for _, iv := range ivs {
 		switch iv.Stage {
 		case StageSynthesis, StageQueue:
 			continue
 		}
-		pid := devicePid(iv.Device)
-		out = append(out, completeEvent(iv, pid, iv.Worker))
-		if iv.Device >= 0 {
-			procs[pid] = fmt.Sprintf("device %d", iv.Device)
-		} else {
-			procs[pid] = "synthesis"
+		pid, name := iv.Device+1, fmt.Sprintf("device %d", iv.Device)
+		if iv.Device < 0 {
+			pid, name = unnamedPid, "GPU workers"
 		}
+		procs[pid] = name
+		out = append(out, completeEvent(iv, pid, iv.Worker))
 		threads[thread{pid, iv.Worker}] = fmt.Sprintf("worker %d", iv.Worker)
 	}
 	for _, e := range events {
@@ -107,17 +106,17 @@ func WriteChromeTrace(w io.Writer, events []Event) error {
 		case ChanSend:
 			lane := synthLane[partKey{e.Job, e.Partition}]
 			out = append(out, chromeEvent{
-				Name: fmt.Sprintf("CHAN_SEND j%d p%d", e.Job, e.Partition), Cat: "queue", Ph: "i",
-				Ts: micros(e.Offset), Pid: ChromeSynthesisPid, Tid: lane, S: "t", Args: eventArgs(e),
+				Name: fmt.Sprintf("CHAN_SEND %s p%d", jobTag(e.Job, e.JobID), e.Partition), Cat: "queue", Ph: "i",
+				Ts: micros(e.Offset), Pid: chromeSynthesisPid, Tid: lane, S: "t", Args: eventArgs(e),
 			})
-			procs[ChromeSynthesisPid] = "synthesis"
-			if _, ok := threads[thread{ChromeSynthesisPid, lane}]; !ok {
-				threads[thread{ChromeSynthesisPid, lane}] = fmt.Sprintf("synthesis lane %d", lane)
+			procs[chromeSynthesisPid] = "synthesis"
+			if _, ok := threads[thread{chromeSynthesisPid, lane}]; !ok {
+				threads[thread{chromeSynthesisPid, lane}] = fmt.Sprintf("synthesis lane %d", lane)
 			}
 		case JobDone:
 			out = append(out, chromeEvent{
-				Name: fmt.Sprintf("JOB_DONE j%d", e.Job), Cat: "job", Ph: "i",
-				Ts: micros(e.Offset), Pid: ChromeSynthesisPid, Tid: 0, S: "g", Args: eventArgs(e),
+				Name: fmt.Sprintf("JOB_DONE %s", jobTag(e.Job, e.JobID)), Cat: "job", Ph: "i",
+				Ts: micros(e.Offset), Pid: chromeSynthesisPid, Tid: 0, S: "g", Args: eventArgs(e),
 			})
 		}
 	}
@@ -167,8 +166,11 @@ func completeEvent(iv Interval, pid, tid int) chromeEvent {
 	if iv.Detail != "" {
 		args["detail"] = iv.Detail
 	}
+	if iv.JobID != "" {
+		args["job_id"] = iv.JobID
+	}
 	return chromeEvent{
-		Name: fmt.Sprintf("%s j%d p%d", iv.Stage, iv.Job, iv.Partition), Cat: iv.Stage.String(), Ph: "X",
+		Name: fmt.Sprintf("%s %s p%d", iv.Stage, jobTag(iv.Job, iv.JobID), iv.Partition), Cat: iv.Stage.String(), Ph: "X",
 		Ts: micros(iv.Start), Dur: &dur, Pid: pid, Tid: tid, Args: args,
 	}
 }
@@ -177,6 +179,9 @@ func eventArgs(e Event) map[string]any {
 	args := map[string]any{"job": e.Job, "partition": e.Partition, "device": e.Device, "worker": e.Worker}
 	if e.Detail != "" {
 		args["detail"] = e.Detail
+	}
+	if e.JobID != "" {
+		args["job_id"] = e.JobID
 	}
 	return args
 }

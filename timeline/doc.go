@@ -61,10 +61,32 @@
 // the offset exactly in nanoseconds. WriteChromeTrace writes a Chrome
 // trace-event file for Perfetto or chrome://tracing.
 //
+// # Reading logs of either engine
+//
+// ReadLog reads the TIMELINE lines out of a whole program log, skipping
+// everything else, in the line format above (DialectCuzk) or in the one the
+// Rust cuzk daemon of Curio writes to stderr (DialectCurio):
+//
+//	TIMELINE,87698,SYNTH_START,ae003926,kind=porep-c2
+//	TIMELINE,92510,GPU_END,ae003926,worker=1,partition=3,gpu_ms=2107
+//
+// The dialect is that of the majority of the lines (ours always start the
+// detail with "p="). Curio's string job ids are kept in Event.JobID and
+// numbered in Event.Job; its logs do not name the GPU, so the analysis
+// reports each GPU worker. Truncated lines and unknown events or detail keys
+// are listed in the Log with their line numbers rather than failing the
+// file:
+//
+//	lg, err := timeline.ReadLog(f)
+//	if err != nil { ... } // only a read error
+//	for _, bad := range lg.Bad { log.Print(bad) } // "timeline line 41 ...: malformed timeline line"
+//	timeline.Analyze(lg.Events).WriteText(os.Stdout)
+//
 // # Analysis
 //
-// Analyze (or AnalyzeWindow) computes per device the busy time (union of
-// device regions), span, utilization, overlapping region pairs (must be 0),
+// Analyze (or AnalyzeWindow) computes per device (per GPU worker when the
+// log does not name devices) the busy time (union of device regions), span,
+// utilization, overlapping region pairs (must be 0 for this engine),
 // a gap histogram with the largest gaps and what the device waited for, and
 // duration statistics per stage and per job. WriteWaterfall and WriteSVG
 // draw one row per partition over time.

@@ -55,15 +55,6 @@ var kindNames = [numKinds]string{
 	JobDone:       "JOB_DONE",
 }
 
-// Kinds returns every valid Kind in ascending order.
-func Kinds() []Kind {
-	ks := make([]Kind, 0, numKinds-1)
-	for k := SynthStart; k <= JobDone; k++ {
-		ks = append(ks, k)
-	}
-	return ks
-}
-
 // Valid reports whether k is one of the defined kinds.
 func (k Kind) Valid() bool { return k >= SynthStart && k <= JobDone }
 
@@ -76,13 +67,13 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// ErrUnknownKind is returned (wrapped) by ParseKind for a name that is not a
+// ErrUnknownKind is returned (wrapped) by parseKind for a name that is not a
 // defined kind.
 var ErrUnknownKind = errors.New("unknown timeline event kind")
 
-// ParseKind returns the Kind whose String is s. Matching is exact
+// parseKind returns the Kind whose String is s. Matching is exact
 // (case-sensitive, no surrounding spaces).
-func ParseKind(s string) (Kind, error) {
+func parseKind(s string) (Kind, error) {
 	for k := SynthStart; k <= JobDone; k++ {
 		if kindNames[k] == s {
 			return k, nil
@@ -100,9 +91,9 @@ func (k Kind) MarshalText() ([]byte, error) {
 	return []byte(kindNames[k]), nil
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler with ParseKind.
+// UnmarshalText implements encoding.TextUnmarshaler with parseKind.
 func (k *Kind) UnmarshalText(b []byte) error {
-	v, err := ParseKind(string(b))
+	v, err := parseKind(string(b))
 	if err != nil {
 		return err
 	}
@@ -117,8 +108,14 @@ type Event struct {
 	Offset time.Duration
 	// Kind says what happened.
 	Kind Kind
-	// Job is the engine's job sequence number.
+	// Job is the engine's job sequence number. For a log whose job ids are
+	// strings (the Curio dialect, see ReadLog) it numbers the ids 1, 2, ...
+	// in order of first appearance.
 	Job uint64
+	// JobID is the job's id as the log gives it (a UUID or its hex prefix in
+	// the Curio dialect), shown in reports instead of Job when set. It is
+	// empty for this module's engine, and FormatLine does not write it.
+	JobID string
 	// Partition is the partition index within the job, or -1 when the event is
 	// not about a partition (JOB_DONE).
 	Partition int
@@ -167,10 +164,6 @@ type Clock struct {
 // NewClock returns a Clock whose epoch is now.
 func NewClock() Clock { return Clock{epoch: time.Now()} }
 
-// NewClockAt returns a Clock with the given epoch. The epoch should carry a
-// monotonic reading (come from time.Now) so offsets ignore wall-clock steps.
-func NewClockAt(epoch time.Time) Clock { return Clock{epoch: epoch} }
-
 // Epoch returns the clock's epoch.
 func (c Clock) Epoch() time.Time { return c.epoch }
 
@@ -218,7 +211,7 @@ func (r *Recorder) Events() []Event {
 		out = append(out, c...)
 	}
 	r.mu.Unlock()
-	SortEvents(out)
+	sortEvents(out)
 	return out
 }
 
@@ -229,9 +222,9 @@ func (r *Recorder) Reset() {
 	r.mu.Unlock()
 }
 
-// SortEvents sorts events in place by Offset, keeping the relative order of
+// sortEvents sorts events in place by Offset, keeping the relative order of
 // events with equal offsets.
-func SortEvents(events []Event) {
+func sortEvents(events []Event) {
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Offset < events[j].Offset })
 }
 

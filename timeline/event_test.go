@@ -12,16 +12,16 @@ import (
 func TestKindStringParseRoundTrip(t *testing.T) {
 	want := []string{"SYNTH_START", "SYNTH_END", "CHAN_SEND", "GPU_PICKUP", "LOCK_WAIT",
 		"GPU_START", "GPU_END", "FINALIZE_START", "FINALIZE_END", "JOB_DONE"}
-	ks := Kinds()
+	ks := kinds()
 	if len(ks) != len(want) {
-		t.Fatalf("Kinds() has %d kinds, want %d", len(ks), len(want))
+		t.Fatalf("kinds() has %d kinds, want %d", len(ks), len(want))
 	}
 	for i, k := range ks {
 		equal(t, k, Kind(i+1), "kind value")
 		equal(t, k.String(), want[i], "String")
-		got, err := ParseKind(want[i])
+		got, err := parseKind(want[i])
 		noErr(t, err)
-		equal(t, got, k, "ParseKind")
+		equal(t, got, k, "parseKind")
 		b, err := k.MarshalText()
 		noErr(t, err)
 		var u Kind
@@ -29,8 +29,8 @@ func TestKindStringParseRoundTrip(t *testing.T) {
 		equal(t, u, k, "text round trip")
 	}
 	for _, bad := range []string{"", "gpu_start", " GPU_START", "GPU_START ", "Kind(6)", "GPU"} {
-		if _, err := ParseKind(bad); !errors.Is(err, ErrUnknownKind) {
-			t.Errorf("ParseKind(%q) error = %v, want ErrUnknownKind", bad, err)
+		if _, err := parseKind(bad); !errors.Is(err, ErrUnknownKind) {
+			t.Errorf("parseKind(%q) error = %v, want ErrUnknownKind", bad, err)
 		}
 	}
 	equal(t, Kind(0).String(), "Kind(0)", "zero kind")
@@ -112,7 +112,7 @@ func TestMulti(t *testing.T) {
 
 func TestClock(t *testing.T) {
 	epoch := time.Now()
-	c := NewClockAt(epoch)
+	c := Clock{epoch: epoch}
 	equal(t, c.Epoch(), epoch, "epoch")
 	if d := c.Now(); d < 0 {
 		t.Errorf("Now() = %v, want >= 0", d)

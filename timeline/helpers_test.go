@@ -82,3 +82,12 @@ func near(t *testing.T, got, want float64, what string) {
 		t.Errorf("%s: got %v, want %v", what, got, want)
 	}
 }
+
+// kinds returns every valid Kind in ascending order.
+func kinds() []Kind {
+	ks := make([]Kind, 0, numKinds-1)
+	for k := SynthStart; k <= JobDone; k++ {
+		ks = append(ks, k)
+	}
+	return ks
+}

@@ -17,7 +17,8 @@ const (
 	// device worker.
 	StageQueue
 	// StagePreparation is GPU_PICKUP..LOCK_WAIT: the device worker's CPU
-	// preparation before it asks for the kernel lock.
+	// preparation before it asks for the kernel lock. For an emitter that
+	// writes no LOCK_WAIT (the Curio dialect) it is GPU_PICKUP..GPU_START.
 	StagePreparation
 	// StageLockWait is LOCK_WAIT..GPU_START: waiting for the device's
 	// kernel-only lock.
@@ -52,8 +53,8 @@ var stageBounds = [NumStages][2]Kind{
 	StageFinalize:    {FinalizeStart, FinalizeEnd},
 }
 
-// Bounds returns the kinds of the events that start and end s.
-func (s Stage) Bounds() (start, end Kind) { return stageBounds[s][0], stageBounds[s][1] }
+// bounds returns the kinds of the events that start and end s.
+func (s Stage) bounds() (start, end Kind) { return stageBounds[s][0], stageBounds[s][1] }
 
 // onWorker reports whether a stage's two events come from one device worker,
 // so they are matched on device and worker as well as job and partition.
@@ -77,6 +78,7 @@ func startsStage(k Kind) bool {
 type Interval struct {
 	Stage     Stage
 	Job       uint64
+	JobID     string // Event.JobID of the start event
 	Partition int
 	// Device and Worker come from the end event for the queue stage (the
 	// worker that picked the partition up) and from the start event
@@ -101,14 +103,15 @@ type pairKey struct {
 // start is matched with the next end of the same stage and the same job and
 // partition, and, for preparation, lock wait, device and finalize, the same
 // device and worker (first in, first out, so a partition that goes through a
-// stage twice, e.g. after a retry, gives two intervals). Intervals are
+// stage twice, e.g. after a retry, gives two intervals). A preparation with
+// no LOCK_WAIT after it ends at the worker's GPU_START. Intervals are
 // returned sorted by Start, then Stage. unmatched counts start events without
 // an end, and SYNTH_END, GPU_END and FINALIZE_END events without a start;
 // an end earlier than its start cannot happen because of the ordering.
 func Intervals(events []Event) (ivs []Interval, unmatched int) {
 	sorted := make([]Event, len(events))
 	copy(sorted, events)
-	SortEvents(sorted)
+	sortEvents(sorted)
 
 	open := make(map[pairKey][]Event)
 	keyOf := func(s Stage, e Event) pairKey {
@@ -118,30 +121,35 @@ func Intervals(events []Event) (ivs []Interval, unmatched int) {
 		}
 		return k
 	}
+	// pop matches the oldest open start of k with the end event e.
+	pop := func(s Stage, k pairKey, e Event) bool {
+		q := open[k]
+		if len(q) == 0 {
+			return false
+		}
+		st := q[0]
+		if len(q) == 1 {
+			delete(open, k)
+		} else {
+			open[k] = q[1:]
+		}
+		iv := Interval{Stage: s, Job: st.Job, JobID: st.JobID, Partition: st.Partition,
+			Device: st.Device, Worker: st.Worker, Start: st.Offset, End: e.Offset, Detail: st.Detail}
+		if s == StageQueue {
+			iv.Device, iv.Worker = e.Device, e.Worker
+		}
+		ivs = append(ivs, iv)
+		return true
+	}
 	for _, e := range sorted {
+		// Without a LOCK_WAIT, GPU_START ends the preparation.
+		if e.Kind == GPUStart && len(open[keyOf(StageLockWait, e)]) == 0 {
+			pop(StagePreparation, keyOf(StagePreparation, e), e)
+		}
 		for s := Stage(0); int(s) < NumStages; s++ {
-			startK, endK := s.Bounds()
-			if e.Kind == endK {
-				k := keyOf(s, e)
-				q := open[k]
-				if len(q) == 0 {
-					if !startsStage(e.Kind) {
-						unmatched++
-					}
-				} else {
-					st := q[0]
-					if len(q) == 1 {
-						delete(open, k)
-					} else {
-						open[k] = q[1:]
-					}
-					iv := Interval{Stage: s, Job: st.Job, Partition: st.Partition,
-						Device: st.Device, Worker: st.Worker, Start: st.Offset, End: e.Offset, Detail: st.Detail}
-					if s == StageQueue {
-						iv.Device, iv.Worker = e.Device, e.Worker
-					}
-					ivs = append(ivs, iv)
-				}
+			startK, endK := s.bounds()
+			if e.Kind == endK && !pop(s, keyOf(s, e), e) && !startsStage(e.Kind) {
+				unmatched++
 			}
 			// A kind can end one stage and start the next (LOCK_WAIT,
 			// GPU_START), so check both.

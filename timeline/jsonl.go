@@ -17,6 +17,7 @@ type jsonEvent struct {
 	OffsetMs  *float64 `json:"offset_ms,omitempty"`
 	Event     Kind     `json:"event"`
 	Job       uint64   `json:"job"`
+	JobID     string   `json:"job_id,omitempty"`
 	Partition *int     `json:"partition,omitempty"`
 	Device    *int     `json:"device,omitempty"`
 	Worker    *int     `json:"worker,omitempty"`
@@ -28,15 +29,16 @@ type jsonEvent struct {
 //	{"offset_ns":12345000,"offset_ms":12.345,"event":"GPU_START","job":1,
 //	 "partition":3,"device":0,"worker":1,"detail":"text"}
 //
-// offset_ns is exact; offset_ms is rounded to microseconds; detail is omitted
-// when empty (invalid UTF-8 in it becomes U+FFFD, as encoding/json does).
-// It fails for an undefined Kind.
+// offset_ns is exact; offset_ms is rounded to microseconds; job_id (the
+// string id of a Curio log, see Event.JobID) and detail are omitted when
+// empty (invalid UTF-8 becomes U+FFFD, as encoding/json does). It fails
+// for an undefined Kind.
 func (e Event) MarshalJSON() ([]byte, error) {
 	ns := int64(e.Offset)
 	ms := float64(e.Offset/time.Microsecond) / 1000
 	p, d, w := e.Partition, e.Device, e.Worker
 	return json.Marshal(jsonEvent{
-		OffsetNs: &ns, OffsetMs: &ms, Event: e.Kind, Job: e.Job,
+		OffsetNs: &ns, OffsetMs: &ms, Event: e.Kind, Job: e.Job, JobID: e.JobID,
 		Partition: &p, Device: &d, Worker: &w, Detail: e.Detail,
 	})
 }
@@ -73,7 +75,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return *p
 	}
 	*e = Event{
-		Offset: off, Kind: j.Event, Job: j.Job,
+		Offset: off, Kind: j.Event, Job: j.Job, JobID: j.JobID,
 		Partition: orMinus1(j.Partition), Device: orMinus1(j.Device), Worker: orMinus1(j.Worker),
 		Detail: j.Detail,
 	}

@@ -13,7 +13,7 @@ func TestJSONLinesRoundTrip(t *testing.T) {
 	var events []Event
 	for i, d := range oddDetails {
 		events = append(events, Event{
-			Offset: time.Duration(i*1234567+i) - 3, Kind: Kinds()[i%10], Job: uint64(i) << 40,
+			Offset: time.Duration(i*1234567+i) - 3, Kind: kinds()[i%10], Job: uint64(i) << 40,
 			Partition: i - 2, Device: i%3 - 1, Worker: 1 - i%3, Detail: strings.ToValidUTF8(d, "?"),
 		})
 	}

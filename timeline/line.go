@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// LinePrefix starts every line of the line format.
-const LinePrefix = "TIMELINE"
+// linePrefix starts every line of the line format.
+const linePrefix = "TIMELINE"
 
 // maxLineBytes bounds one line read by the parsers (1 MiB).
 const maxLineBytes = 1 << 20
@@ -52,11 +52,11 @@ func newParseError(n int, line string, err error) *ParseError {
 // with backslash, newline and carriage return escaped as \\, \n and \r.
 // Commas and every other byte of Detail are written verbatim. ParseLine
 // inverts FormatLine exactly, except for the truncated sub-microsecond part.
-func FormatLine(e Event) string { return string(AppendLine(nil, e)) }
+func FormatLine(e Event) string { return string(appendLine(nil, e)) }
 
-// AppendLine appends FormatLine(e) to dst and returns the extended slice.
-func AppendLine(dst []byte, e Event) []byte {
-	dst = append(dst, LinePrefix...)
+// appendLine appends FormatLine(e) to dst and returns the extended slice.
+func appendLine(dst []byte, e Event) []byte {
+	dst = append(dst, linePrefix...)
 	dst = append(dst, ',')
 	dst = appendMillis(dst, e.Offset)
 	dst = append(dst, ',')
@@ -195,15 +195,15 @@ func ParseLine(line string) (Event, error) {
 	if len(parts) != 5 {
 		return Event{}, fmt.Errorf("want 5 comma-separated fields, have %d: %w", len(parts), ErrMalformed)
 	}
-	if parts[0] != LinePrefix {
-		return Event{}, fmt.Errorf("first field %q is not %s: %w", parts[0], LinePrefix, ErrMalformed)
+	if parts[0] != linePrefix {
+		return Event{}, fmt.Errorf("first field %q is not %s: %w", parts[0], linePrefix, ErrMalformed)
 	}
 	var e Event
 	var err error
 	if e.Offset, err = parseMillis(parts[1]); err != nil {
 		return Event{}, err
 	}
-	if e.Kind, err = ParseKind(parts[2]); err != nil {
+	if e.Kind, err = parseKind(parts[2]); err != nil {
 		return Event{}, err
 	}
 	if e.Job, err = strconv.ParseUint(parts[3], 10, 64); err != nil {
@@ -247,14 +247,9 @@ func ParseLine(line string) (Event, error) {
 // ParseLines reads a stream in the line format, one event per line, and
 // returns the events in input order. Empty lines are skipped; any other line
 // that does not parse yields a *ParseError with its 1-based line number.
-// Lines may be at most 1 MiB long.
-func ParseLines(r io.Reader) ([]Event, error) { return parseLines(r, false) }
-
-// ParseLog is ParseLines for a mixed log: lines that do not start with
-// "TIMELINE," are skipped, while a malformed TIMELINE line is still an error.
-func ParseLog(r io.Reader) ([]Event, error) { return parseLines(r, true) }
-
-func parseLines(r io.Reader, skipForeign bool) ([]Event, error) {
+// Lines may be at most 1 MiB long. To read a whole program log, in either
+// dialect, use ReadLog.
+func ParseLines(r io.Reader) ([]Event, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), maxLineBytes)
 	var events []Event
@@ -263,9 +258,6 @@ func parseLines(r io.Reader, skipForeign bool) ([]Event, error) {
 		n++
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if skipForeign && !strings.HasPrefix(line, LinePrefix+",") {
 			continue
 		}
 		e, err := ParseLine(line)
@@ -323,7 +315,7 @@ func (lw *LineWriter) Event(e Event) {
 	if lw.err != nil {
 		return
 	}
-	lw.buf = append(AppendLine(lw.buf[:0], e), '\n')
+	lw.buf = append(appendLine(lw.buf[:0], e), '\n')
 	if _, err := lw.w.Write(lw.buf); err != nil {
 		lw.err = fmt.Errorf("write timeline line for %s job %d: %w", e.Kind, e.Job, err)
 		return
@@ -336,7 +328,7 @@ func WriteLines(w io.Writer, events []Event) error {
 	bw := bufio.NewWriter(w)
 	var buf []byte
 	for _, e := range events {
-		buf = append(AppendLine(buf[:0], e), '\n')
+		buf = append(appendLine(buf[:0], e), '\n')
 		if _, err := bw.Write(buf); err != nil {
 			return fmt.Errorf("write timeline lines: %w", err)
 		}

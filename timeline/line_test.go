@@ -49,7 +49,7 @@ func TestLineRoundTrip(t *testing.T) {
 	var events []Event
 	for i, d := range oddDetails {
 		events = append(events, Event{
-			Offset: time.Duration(i*1234567) * time.Microsecond, Kind: Kinds()[i%10], Job: uint64(i) * 1e17,
+			Offset: time.Duration(i*1234567) * time.Microsecond, Kind: kinds()[i%10], Job: uint64(i) * 1e17,
 			Partition: i - 2, Device: i%3 - 1, Worker: 1 - i%3, Detail: d,
 		})
 	}
@@ -188,22 +188,27 @@ func TestParseLinesLongLine(t *testing.T) {
 	}
 }
 
-func TestParseLog(t *testing.T) {
+func TestReadLogCuzk(t *testing.T) {
 	in := "2024/01/01 starting engine\n" +
 		"TIMELINE,1.000,SYNTH_START,1,p=0 d=-1 w=-1\n" +
 		"some other output, with commas\n" +
 		"TIMELINE,2.000,SYNTH_END,1,p=0 d=-1 w=-1\r\n"
-	evs, err := ParseLog(strings.NewReader(in))
+	lg, err := ReadLog(strings.NewReader(in))
 	noErr(t, err)
-	equal(t, len(evs), 2, "events")
-	equal(t, evs[1].Offset, 2*time.Millisecond, "offset of CRLF line")
+	equal(t, lg.Dialect, DialectCuzk, "dialect")
+	equal(t, len(lg.Events), 2, "events")
+	equal(t, lg.Events[1].Offset, 2*time.Millisecond, "offset of CRLF line")
 	if _, err := ParseLines(strings.NewReader(in)); err == nil {
 		t.Error("ParseLines accepted a foreign line")
 	}
-	_, err = ParseLog(strings.NewReader(in + "TIMELINE,x,SYNTH_END,1,p=0 d=-1 w=-1\n"))
-	var pe *ParseError
-	if !errors.As(err, &pe) || pe.Line != 5 {
-		t.Errorf("ParseLog error = %v, want *ParseError at line 5", err)
+	// A malformed TIMELINE line is reported with its line number; the rest
+	// is read.
+	lg, err = ReadLog(strings.NewReader(in + "TIMELINE,x,SYNTH_END,1,p=0 d=-1 w=-1\n" + "TIMELINE,3.000,JOB_DONE,1,p=-1 d=-1 w=-1 ok\n"))
+	noErr(t, err)
+	equal(t, len(lg.Events), 3, "events around the bad line")
+	equal(t, lg.Lines, 4, "TIMELINE lines")
+	if len(lg.Bad) != 1 || lg.Bad[0].Line != 5 || !errors.Is(lg.Bad[0], ErrMalformed) {
+		t.Errorf("Bad = %v, want one ErrMalformed at line 5", lg.Bad)
 	}
 }
 

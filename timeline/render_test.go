@@ -73,7 +73,7 @@ func TestWriteChromeTrace(t *testing.T) {
 			equal(t, [4]float64{e.Ts, *e.Dur, float64(e.Pid), float64(e.Tid)}, [4]float64{200000, 90000, 1, 1}, "device event of p1 (µs, pid, tid)")
 			equal(t, e.Name, "device j1 p1", "name")
 		case e.Ph == "X" && e.Cat == "synthesis":
-			equal(t, e.Pid, ChromeSynthesisPid, "synthesis pid")
+			equal(t, e.Pid, chromeSynthesisPid, "synthesis pid")
 		case e.Ph == "i" && strings.HasPrefix(e.Name, "JOB_DONE"):
 			equal(t, [2]any{e.Ts, e.S}, [2]any{400000.0, "g"}, "JOB_DONE")
 		case e.Ph == "M" && e.Name == "process_name" && e.Pid == 1:
@@ -86,7 +86,7 @@ func TestWriteChromeTrace(t *testing.T) {
 	type span struct{ s, e float64 }
 	lanes := map[int][]span{}
 	for _, e := range f.TraceEvents {
-		if e.Ph == "X" && e.Pid == ChromeSynthesisPid {
+		if e.Ph == "X" && e.Pid == chromeSynthesisPid {
 			for _, o := range lanes[e.Tid] {
 				if e.Ts < o.e && o.s < e.Ts+*e.Dur {
 					t.Errorf("synthesis slices overlap on lane %d", e.Tid)
@@ -159,7 +159,7 @@ func TestWriteSVG(t *testing.T) {
 	}
 	// Each stage color: one legend swatch plus one bar per partition.
 	for s := range NumStages {
-		equal(t, perStage[StageColors[s]], 1+3, "rects of "+Stage(s).String())
+		equal(t, perStage[stageColors[s]], 1+3, "rects of "+Stage(s).String())
 	}
 	equal(t, elems["g"], 2+3, "legend, axis and one group per row")
 	for _, want := range []string{">synthesis<", ">lock wait<", ">ms<", ">j1 p0 d0<", ">j1 p2 d0<", ">400<"} {
@@ -174,9 +174,12 @@ func TestWriteSVG(t *testing.T) {
 	if err := WriteSVG(&failWriter{}, evs); err == nil {
 		t.Error("WriteSVG ignored a write error")
 	}
-	equal(t, niceStep(400, 10), 50.0, "nice step 400/10")
-	equal(t, niceStep(0.37, 10), 0.05, "nice step 0.37/10")
-	equal(t, formatTick(0.15, 0.05), "0.15", "tick label")
+	equal(t, niceStep(400e6, 10), int64(50e6), "nice step 400 ms/10")
+	equal(t, niceStep(0.37e6, 10), int64(50e3), "nice step 0.37 ms/10")
+	equal(t, niceStep(0, 10), int64(1), "nice step of an empty span")
+	equal(t, formatTick(150e3, 50e3), "0.15", "tick label")
+	equal(t, formatTick(-2e6, 1e6), "-2", "negative tick label")
+	equal(t, formatTick(1, 1), "0.000001", "1 ns tick label")
 }
 
 func TestWriteWaterfall(t *testing.T) {

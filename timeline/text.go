@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -10,6 +11,24 @@ import (
 
 // ms formats d in milliseconds with three decimals.
 func ms(d time.Duration) string { return string(appendMillis(nil, d)) }
+
+// jobTag names a job in row labels and trace names: "j<job>", or its string
+// id when the log has one.
+func jobTag(job uint64, id string) string {
+	if id != "" {
+		return id
+	}
+	return "j" + strconv.FormatUint(job, 10)
+}
+
+// jobLabel names a job in reports: its string id when the log has one,
+// else its number.
+func jobLabel(job uint64, id string) string {
+	if id != "" {
+		return id
+	}
+	return strconv.FormatUint(job, 10)
+}
 
 // WriteText writes the report as a human-readable summary: per device the
 // utilization (overall and steady state), overlap count, gap histogram, gap
@@ -29,8 +48,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		ew.printf("no device regions (GPU_START..GPU_END)\n")
 	}
 	for _, d := range r.Devices {
-		ew.printf("\ndevice %d: %d regions, busy %s ms of span %s ms = %.1f%% utilization\n",
-			d.Device, d.Regions, ms(d.Busy), ms(d.Span), 100*d.Utilization)
+		name := fmt.Sprintf("device %d", d.Device)
+		if d.Device < 0 {
+			name = fmt.Sprintf("worker %d (device not in the log)", d.Worker)
+		}
+		ew.printf("\n%s: %d regions, busy %s ms of span %s ms = %.1f%% utilization\n",
+			name, d.Regions, ms(d.Busy), ms(d.Span), 100*d.Utilization)
 		if d.SteadyRegions > 0 {
 			ew.printf("  steady state (without first and last region): %d regions, busy %s ms of %s ms = %.1f%%\n",
 				d.SteadyRegions, ms(d.SteadyBusy), ms(d.SteadySpan), 100*d.SteadyUtilization)
@@ -38,7 +61,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		ew.printf("  overlapping region pairs: %d\n", d.Overlaps)
 		ew.printf("  gaps: %d, total %s ms;", d.Gaps, ms(d.GapTotal))
 		for i, n := range d.GapBuckets {
-			ew.printf(" %s: %d", GapBucketLabels[i], n)
+			ew.printf(" %s: %d", gapBucketLabels[i], n)
 		}
 		ew.printf("\n  gap causes:")
 		for c := range NumGapCauses {
@@ -49,8 +72,8 @@ func (r *Report) WriteText(w io.Writer) error {
 			ew.printf("  largest gaps:\n")
 		}
 		for _, g := range d.TopGaps {
-			ew.printf("    %s ms at %s..%s ms before job %d partition %d (worker %d): %s [synthesis %s, queue %s, preparation %s, lock %s ms]\n",
-				ms(g.Duration()), ms(g.Start), ms(g.End), g.Job, g.Partition, g.Worker, g.Cause,
+			ew.printf("    %s ms at %s..%s ms before job %s partition %d (worker %d): %s [synthesis %s, queue %s, preparation %s, lock %s ms]\n",
+				ms(g.Duration()), ms(g.Start), ms(g.End), jobLabel(g.Job, g.JobID), g.Partition, g.Worker, g.Cause,
 				ms(g.Breakdown[StageSynthesis]), ms(g.Breakdown[StageQueue]),
 				ms(g.Breakdown[StagePreparation]), ms(g.Breakdown[StageLockWait]))
 		}

@@ -15,22 +15,33 @@ import (
 // when width <= 0.
 const DefaultWaterfallWidth = 100
 
+// MaxWaterfallWidth is the largest width WriteWaterfall accepts.
+const MaxWaterfallWidth = 10000
+
 // waterfallRow is one row of a waterfall: a partition or a job.
 type waterfallRow struct {
 	job         uint64
+	jobID       string
 	part        int // -1 for a job row
 	device      int // device of the first device region, -1 if none
+	worker      int // worker of the first device region, -1 if none
 	first, last time.Duration
 	ivs         []Interval
 }
 
+// label names the row: "job <job>" for a job row, else "j<job> p<partition>"
+// (the job's string id instead of j<job> when it has one) and " d<device>",
+// or " w<worker>" when the device is not known.
 func (r *waterfallRow) label() string {
 	if r.part < 0 {
-		return "job " + strconv.FormatUint(r.job, 10)
+		return "job " + jobLabel(r.job, r.jobID)
 	}
-	s := fmt.Sprintf("j%d p%d", r.job, r.part)
-	if r.device >= 0 {
+	s := fmt.Sprintf("%s p%d", jobTag(r.job, r.jobID), r.part)
+	switch {
+	case r.device >= 0:
 		s += fmt.Sprintf(" d%d", r.device)
+	case r.worker >= 0:
+		s += fmt.Sprintf(" w%d", r.worker)
 	}
 	return s
 }
@@ -54,10 +65,13 @@ func waterfallRows(events []Event, byJob bool) ([]*waterfallRow, []Interval) {
 		}
 		r := rows[k]
 		if r == nil {
-			r = &waterfallRow{job: k.job, part: k.part, device: -1, first: e.Offset, last: e.Offset}
+			r = &waterfallRow{job: k.job, part: k.part, device: -1, worker: -1, first: e.Offset, last: e.Offset}
 			rows[k] = r
 		}
 		r.first, r.last = min(r.first, e.Offset), max(r.last, e.Offset)
+		if e.JobID != "" {
+			r.jobID = e.JobID
+		}
 	}
 	for _, iv := range ivs {
 		k, ok := key(iv.Job, iv.Partition)
@@ -66,8 +80,11 @@ func waterfallRows(events []Event, byJob bool) ([]*waterfallRow, []Interval) {
 		}
 		r := rows[k]
 		r.ivs = append(r.ivs, iv)
-		if iv.Stage == StageDevice && r.device < 0 && !byJob {
+		if iv.Stage == StageDevice && !byJob && r.device < 0 && r.worker < 0 {
 			r.device = iv.Device
+			if iv.Device < 0 {
+				r.worker = iv.Worker
+			}
 		}
 	}
 	out := make([]*waterfallRow, 0, len(rows))
@@ -87,23 +104,25 @@ func waterfallRows(events []Event, byJob bool) ([]*waterfallRow, []Interval) {
 	return out, ivs
 }
 
-// timeScale maps offsets in [t0, t0+span] to columns [0, width).
+// timeScale maps offsets in [t0, t0+span] to columns [0, width). span is in
+// nanoseconds as a float64, as the difference of two offsets may not fit in
+// an int64.
 type timeScale struct {
 	t0    time.Duration
-	span  time.Duration
+	span  float64
 	width int
 }
 
-func (s timeScale) colStart(t time.Duration) int {
-	c := int(math.Floor(float64(t-s.t0) * float64(s.width) / float64(s.span)))
-	return max(0, min(c, s.width-1))
+// col returns the column of t, clamped to [0, width-1], rounding with round.
+func (s timeScale) col(t time.Duration, round func(float64) float64, shift float64) int {
+	c := round((float64(t)-float64(s.t0))*float64(s.width)/s.span) + shift
+	return int(max(0, min(c, float64(s.width-1))))
 }
 
+func (s timeScale) colStart(t time.Duration) int { return s.col(t, math.Floor, 0) }
+
 // colEnd returns the last column an interval ending at t covers.
-func (s timeScale) colEnd(t time.Duration) int {
-	c := int(math.Ceil(float64(t-s.t0)*float64(s.width)/float64(s.span))) - 1
-	return max(0, min(c, s.width-1))
-}
+func (s timeScale) colEnd(t time.Duration) int { return s.col(t, math.Ceil, -1) }
 
 var waterfallChar = [NumStages]byte{
 	StageSynthesis:   'S',
@@ -121,10 +140,11 @@ func waterfallRank(c byte) int {
 }
 
 // WriteWaterfall writes a text waterfall of the timeline: one row per
-// partition (labelled "j<job> p<partition> d<device>"), or per job when byJob
-// is true, sorted by first event. The x axis runs from the first to the last
-// event, scaled to width columns (DefaultWaterfallWidth when width <= 0), so
-// one column is (last-first)/width. A column shows 'G' if the row was in a
+// partition (labelled "j<job> p<partition> d<device>", or w<worker> when the
+// device is not known), or per job when byJob is true, sorted by first
+// event. The x axis runs from the first to the last event, scaled to width
+// columns (DefaultWaterfallWidth when width <= 0; more than
+// MaxWaterfallWidth is an error), so one column is (last-first)/width. A column shows 'G' if the row was in a
 // device region (GPU_START..GPU_END) during that column, else 'S' for
 // synthesis, else 'F' for finalize, else '.' if it lies between the row's
 // first and last event (queue, preparation, lock wait or any other
@@ -134,6 +154,9 @@ func waterfallRank(c byte) int {
 func WriteWaterfall(w io.Writer, events []Event, width int, byJob bool) error {
 	if width <= 0 {
 		width = DefaultWaterfallWidth
+	}
+	if width > MaxWaterfallWidth {
+		return fmt.Errorf("write waterfall: width %d is more than %d columns", width, MaxWaterfallWidth)
 	}
 	bw := bufio.NewWriter(w)
 	if len(events) == 0 {
@@ -145,7 +168,7 @@ func WriteWaterfall(w io.Writer, events []Event, width int, byJob bool) error {
 	for _, e := range events {
 		t0, t1 = min(t0, e.Offset), max(t1, e.Offset)
 	}
-	sc := timeScale{t0: t0, span: max(t1-t0, 1), width: width}
+	sc := timeScale{t0: t0, span: max(float64(t1)-float64(t0), 1), width: width}
 
 	labelW := 0
 	for _, r := range rows {
@@ -153,13 +176,13 @@ func WriteWaterfall(w io.Writer, events []Event, width int, byJob bool) error {
 	}
 	pad := strings.Repeat(" ", labelW+1)
 	fmt.Fprintf(bw, "waterfall: %s..%s ms, %d columns, 1 column = %s ms; S synthesis, G device, F finalize, . waiting\n",
-		ms(t0), ms(t1), width, strconv.FormatFloat(float64(sc.span)/float64(width)/1e6, 'f', 3, 64))
+		ms(t0), ms(t1), width, strconv.FormatFloat(sc.span/float64(width)/1e6, 'f', 3, 64))
 	ruler := []byte(strings.Repeat("-", width))
 	ticks := []byte(strings.Repeat(" ", width+12))
 	for c := 0; c < width; c += 10 {
 		ruler[c] = '+'
-		t := t0 + time.Duration(float64(c)*float64(sc.span)/float64(width))
-		label := strconv.FormatFloat(float64(t)/1e6, 'f', -1, 64)
+		t := float64(t0) + math.Trunc(float64(c)*sc.span/float64(width))
+		label := strconv.FormatFloat(t/1e6, 'f', -1, 64)
 		if dot := strings.IndexByte(label, '.'); dot >= 0 && len(label)-dot > 2 {
 			label = label[:dot+2] // one decimal is enough for a ruler
 		}

@@ -2,48 +2,126 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/cuzk-go/cuzk/timeline"
 )
 
+// maxLogNotes bounds the unreadable or unknown lines listed one by one.
+const maxLogNotes = 10
+
 func runTimeline(ctx context.Context, args []string) error {
+	return timelineCommand(args, os.Stdout, os.Stderr)
+}
+
+// timelineCommand is cuzk timeline with its output streams: the report goes to stdout, usage and
+// warnings about the log to stderr (usage to stdout for -h).
+func timelineCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("timeline", flag.ContinueOnError)
-	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
+	width := fs.Int("width", timeline.DefaultWaterfallWidth, fmt.Sprintf("waterfall width in columns (1..%d)", timeline.MaxWaterfallWidth))
 	byJob := fs.Bool("by-job", false, "waterfall rows per job instead of per partition")
 	trace := fs.String("trace", "", "also write a Chrome trace (Perfetto) to this file")
 	svg := fs.String("svg", "", "also write an SVG waterfall to this file")
-	if err := fs.Parse(args); err != nil {
-		return err
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: cuzk timeline [flags] LOG [flags]\n\n"+
+			"Analyze the TIMELINE lines of a log: this engine's (cuzk bench writes bench.timeline)\n"+
+			"or the Rust cuzk daemon's stderr; other lines are skipped. Reports device (or GPU\n"+
+			"worker) utilization, gaps and their causes, stage durations and a waterfall.\n\nflags:\n")
+		fs.PrintDefaults()
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("timeline: want one TIMELINE log file, got %d arguments", fs.NArg())
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return nil
 	}
-	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return fmt.Errorf("timeline: %w", err)
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("timeline: want one log file, got %d arguments", len(pos))
+	}
+	if *width < 1 || *width > timeline.MaxWaterfallWidth {
+		return fmt.Errorf("timeline: --width %d: want 1..%d columns", *width, timeline.MaxWaterfallWidth)
+	}
+	f, err := os.Open(pos[0])
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	// ParseLog skips lines that are not TIMELINE lines, so a whole program log can be given.
-	events, err := timeline.ParseLog(f)
+	lg, err := timeline.ReadLog(f)
 	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if len(events) == 0 {
-		return fmt.Errorf("%s: no TIMELINE lines", fs.Arg(0))
+	reportLogNotes(stderr, pos[0], lg)
+	if lg.Lines == 0 {
+		return fmt.Errorf("%s: no TIMELINE lines", pos[0])
 	}
-	return reportTimeline(events, *width, *byJob, *trace, *svg)
+	if len(lg.Events) == 0 {
+		return fmt.Errorf("%s: none of the %d TIMELINE lines could be read", pos[0], lg.Lines)
+	}
+	fmt.Fprintf(stdout, "log: %s, %d TIMELINE lines in the %s dialect, %d events read, %d lines not read, %d unknown events or keys\n",
+		pos[0], lg.Lines, lg.Dialect, len(lg.Events), len(lg.Bad), len(lg.Unknown))
+	return writeTimelineReport(stdout, lg.Events, *width, *byJob, *trace, *svg)
+}
+
+// parseInterspersed parses flags before, between and after the positional arguments and
+// returns the positional ones. Everything after "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the caller prints usage once
+	defer fs.SetOutput(out)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// reportLogNotes warns about the TIMELINE lines that were not read or not understood, naming
+// their line numbers (at most maxLogNotes of each).
+func reportLogNotes(w io.Writer, path string, lg *timeline.Log) {
+	for _, list := range []struct {
+		what  string
+		notes []*timeline.ParseError
+	}{{"not read", lg.Bad}, {"unknown", lg.Unknown}} {
+		for i, n := range list.notes {
+			if i == maxLogNotes {
+				fmt.Fprintf(w, "cuzk: %s: %d more lines %s\n", path, len(list.notes)-i, list.what)
+				break
+			}
+			fmt.Fprintf(w, "cuzk: %s: %s: %v\n", path, list.what, n)
+		}
+	}
 }
 
 // reportTimeline prints the analysis and the waterfall of events and writes the optional files.
 func reportTimeline(events []timeline.Event, width int, byJob bool, tracePath, svgPath string) error {
-	if err := timeline.Analyze(events).WriteText(os.Stdout); err != nil {
+	return writeTimelineReport(os.Stdout, events, width, byJob, tracePath, svgPath)
+}
+
+func writeTimelineReport(w io.Writer, events []timeline.Event, width int, byJob bool, tracePath, svgPath string) error {
+	if err := timeline.Analyze(events).WriteText(w); err != nil {
 		return err
 	}
-	fmt.Println()
-	if err := timeline.WriteWaterfall(os.Stdout, events, width, byJob); err != nil {
+	fmt.Fprintln(w)
+	if err := timeline.WriteWaterfall(w, events, width, byJob); err != nil {
 		return err
 	}
 	for _, out := range []struct {
@@ -63,15 +141,40 @@ func reportTimeline(events []timeline.Event, width int, byJob bool, tracePath, s
 	return nil
 }
 
-// writeFile creates path, lets write fill it and closes it, reporting the first error.
-func writeFile(path string, write func(f *os.File) error) error {
-	f, err := os.Create(path)
+// writeFile writes path atomically: write fills a temporary file in the same directory, which
+// is synced and renamed over path, so path is either the old file or the whole new one. On
+// failure the temporary file is removed.
+func writeFile(path string, write func(f *os.File) error) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Make the rename durable; a directory that cannot be synced is not an error.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -243,3 +246,81 @@ type discard struct{}
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
 var sinkParams *Parameters
+
+// TestParametersSparseFileFailsFast decodes a 30 GB sparse file whose counts match its size
+// but whose points are holes (zeros, not on the curve): the decoder must report the first
+// point with its section, index and offset without allocating the sections up front.
+func TestParametersSparseFileFailsFast(t *testing.T) {
+	vk := randVK(25, 2)
+	vkb, _ := vk.MarshalBinary()
+	const nH = 30_000_000_000 / G1UncompressedSize // 30 GB of H points
+	size := int64(len(vkb)) + 4 + nH*G1UncompressedSize + 4*4
+	path := filepath.Join(t.TempDir(), "sparse.params")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cnt [4]byte
+	binary.BigEndian.PutUint32(cnt[:], nH)
+	if _, err := f.Write(append(vkb, cnt[:]...)); err != nil {
+		t.Fatal(err)
+	}
+	// The four later counts stay zero: they lie in the hole at the end of the file.
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = ReadParametersFile(path, Unchecked)
+	runtime.ReadMemStats(&after)
+	wantDecodeErr(t, err, "h", 0, int64(len(vkb)+4))
+	if !strings.Contains(err.Error(), fmt.Sprintf("h[0] at byte offset %d", len(vkb)+4)) {
+		t.Fatalf("message does not give section, index and offset: %v", err)
+	}
+	// One batch of G1 points is GOMAXPROCS·decodeChunk·96 bytes; allow a few.
+	limit := uint64(4*runtime.GOMAXPROCS(0)*decodeChunk*G1UncompressedSize + 64<<20)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > limit {
+		t.Fatalf("decoding a sparse file allocated %d bytes, want at most %d", grew, limit)
+	}
+}
+
+// TestParametersGrowth checks that sections larger than one batch decode through the
+// growing slices with every point in place.
+func TestParametersGrowth(t *testing.T) {
+	for _, c := range []struct{ n, count, want int }{
+		{10, 100, 10}, // the first batch: exactly n
+		{100, 100, 100},
+		{20, 1000, 20},
+	} {
+		if got := cap(growPoints[int](nil, c.n, c.count)); got != c.want {
+			t.Fatalf("growPoints(nil, %d, %d): cap %d, want %d", c.n, c.count, got, c.want)
+		}
+	}
+	// 100 of 100·growLimit points validated: the full count comes next.
+	p := growPoints(make([]int, 100), 110, 100*growLimit)
+	if cap(p) != 100*growLimit || len(p) != 110 {
+		t.Fatalf("len %d cap %d, want 110 %d", len(p), cap(p), 100*growLimit)
+	}
+	// Capacity 100 of 10000: doubling.
+	p = growPoints(make([]int, 100), 110, 10000)
+	if cap(p) != 200 {
+		t.Fatalf("cap %d, want 200", cap(p))
+	}
+	if testing.Short() {
+		return
+	}
+	n := 3*runtime.GOMAXPROCS(0)*decodeChunk + 7
+	prm := randParams(26, 1, n, 1, 1, 1, 1)
+	b := encodeParams(t, prm)
+	q, err := DecodeParameters(b, Unchecked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encodeParams(t, q), b) {
+		t.Fatal("re-encoding differs")
+	}
+}

@@ -15,32 +15,18 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// vectorsDir returns ../shared/vectors relative to the repository root (the nearest parent
-// directory holding go.mod), skipping the test if it is absent.
+// vectorsDir is the folder of vendored external vectors (see its README.md). A missing
+// folder fails the test: the vectors are part of the repository.
 func vectorsDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	const dir = "testdata/vectors"
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		t.Fatalf("vendored vectors missing: %v", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	v := filepath.Join(dir, "..", "shared", "vectors")
-	if _, err := os.Stat(filepath.Join(v, "README.md")); err != nil {
-		t.Skipf("external vectors not present at %s", v)
-	}
-	return v
+	return dir
 }
 
-// vectorCase is one entry of a cases.json file (see ../shared/vectors/README.md).
+// vectorCase is one entry of a cases.json file (see testdata/vectors/README.md).
 type vectorCase struct {
 	Name     string   `json:"name"`
 	Expect   bool     `json:"expect"`

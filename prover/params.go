@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/cuzk-go/cuzk/internal/atomicfile"
 )
 
 // Parameters file layout (bellperson src/groth16/params.rs, Parameters::write and ::read):
@@ -281,31 +281,16 @@ func writeSection(w io.Writer, buf []byte, n, size int, put func(dst []byte, i i
 	return buf, nil
 }
 
-// WriteParametersFile writes p to path in bellperson's encoding. It writes a temporary file
-// in the same directory, syncs it and renames it over path, so a reader never sees a
-// partial file.
-func (p *Parameters) WriteParametersFile(path string) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+// WriteParametersFile writes p to path in bellperson's encoding, replacing any file there,
+// through atomicfile.Write: a temporary file in the same directory, synced and renamed over
+// path, so a reader never sees a partial file; permission 0644.
+func (p *Parameters) WriteParametersFile(path string) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := p.WriteTo(w)
+		return err
+	}, atomicfile.Overwrite())
 	if err != nil {
-		return fmt.Errorf("write parameters file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(f.Name())
-		}
-	}()
-	if _, err = p.WriteTo(f); err != nil {
 		return fmt.Errorf("write parameters file %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync parameters file %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close parameters file %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("rename parameters file to %s: %w", path, err)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 )
 
 // randParams returns parameters of random points with the given section sizes.
@@ -186,18 +188,27 @@ func TestParametersDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestParametersLowestOffsetError checks that with faults in several chunks the reported
-// one is the first in the file, independent of goroutine scheduling.
-func TestParametersLowestOffsetError(t *testing.T) {
-	n := 3*decodeChunk + 10
-	if testing.Short() {
-		n = decodeChunk + 10
+// repeatH returns p with its H section replaced by n points cycling through the current ones:
+// a large section at the cost of a few random points.
+func repeatH(p *Parameters, n int) *Parameters {
+	h := make([]bls12381.G1Affine, n)
+	for i := range h {
+		h[i] = p.H[i%len(p.H)]
 	}
-	p := randParams(24, 1, n, 1, 1, 1, 1)
+	p.H = h
+	return p
+}
+
+// TestParametersLowestOffsetError checks that with faults in several chunks and batches the
+// reported one is the first in the file, independent of goroutine scheduling.
+func TestParametersLowestOffsetError(t *testing.T) {
+	batch := runtime.GOMAXPROCS(0) * decodeChunk
+	n := 2*batch + 10
+	p := repeatH(randParams(24, 1, 16, 1, 1, 1, 1), n)
 	good := encodeParams(t, p)
 	h0 := sectionOffsets(p)["h"] + 4
 	b := append([]byte(nil), good...)
-	idx := []int{n - 1, decodeChunk + 3, 2}
+	idx := []int{n - 1, batch + 1, decodeChunk + 3, 2}
 	for _, i := range idx {
 		b[h0+i*96+95] ^= 1
 	}
@@ -205,6 +216,13 @@ func TestParametersLowestOffsetError(t *testing.T) {
 		_, err := DecodeParameters(b, Unchecked)
 		wantDecodeErr(t, err, "h", 2, int64(h0+2*96))
 	}
+	// Without the first fault, the next one in the same batch; then one in a later batch.
+	b[h0+2*96+95] ^= 1
+	_, err := DecodeParameters(b, Unchecked)
+	wantDecodeErr(t, err, "h", decodeChunk+3, int64(h0+(decodeChunk+3)*96))
+	b[h0+(decodeChunk+3)*96+95] ^= 1
+	_, err = DecodeParameters(b, Unchecked)
+	wantDecodeErr(t, err, "h", batch+1, int64(h0+(batch+1)*96))
 }
 
 func BenchmarkDecodeParameters(b *testing.B) {
@@ -310,11 +328,9 @@ func TestParametersGrowth(t *testing.T) {
 	if cap(p) != 200 {
 		t.Fatalf("cap %d, want 200", cap(p))
 	}
-	if testing.Short() {
-		return
-	}
+	// A section of three batches and a bit, through the growing slice.
 	n := 3*runtime.GOMAXPROCS(0)*decodeChunk + 7
-	prm := randParams(26, 1, n, 1, 1, 1, 1)
+	prm := repeatH(randParams(26, 1, 16, 1, 1, 1, 1), n)
 	b := encodeParams(t, prm)
 	q, err := DecodeParameters(b, Unchecked)
 	if err != nil {

@@ -1,10 +1,13 @@
 module github.com/cuzk-go/cuzk
 
+// The lowest Go this module builds with: github.com/consensys/gnark-crypto v0.22.0 declares
+// go 1.26.8, so go mod tidy raises any lower version back to it.
 go 1.26.8
 
 require (
 	github.com/consensys/gnark-crypto v0.22.0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/crypto v0.57.0
 	golang.org/x/sync v0.25.0
 )
 

@@ -104,8 +104,8 @@ func DecodeParameters(b []byte, mode DecodeMode) (*Parameters, error) {
 }
 
 // decodeSection decodes the s.count points of section s from b with decode, in batches of
-// GOMAXPROCS·decodeChunk points, each batch split across goroutines in chunks of
-// decodeChunk. The slice grows as batches validate (see growLimit). It returns the
+// GOMAXPROCS·decodeChunk points, each batch split across GOMAXPROCS goroutines in chunks of
+// at most decodeChunk. The slice grows as batches validate (see growLimit). It returns the
 // lowest-offset fault as a *DecodeError; batches after a faulty one are not decoded.
 func decodeSection[T any](b []byte, s paramSection, decode func(p *T, at []byte) error) ([]T, error) {
 	workers := runtime.GOMAXPROCS(0)
@@ -118,9 +118,12 @@ func decodeSection[T any](b []byte, s paramSection, decode func(p *T, at []byte)
 			mu       sync.Mutex
 			firstErr *DecodeError
 		)
+		// A batch smaller than a full one (a small section, or the last batch) is still
+		// spread over every goroutine.
+		chunk := min(decodeChunk, (hi-lo+workers-1)/workers)
 		var wg sync.WaitGroup
-		for c := lo; c < hi; c += decodeChunk {
-			ce := min(c+decodeChunk, hi)
+		for c := lo; c < hi; c += chunk {
+			ce := min(c+chunk, hi)
 			wg.Go(func() {
 				for i := c; i < ce; i++ {
 					at := s.start + i*s.size
@@ -264,9 +267,12 @@ func writeSection(w io.Writer, buf []byte, n, size int, put func(dst []byte, i i
 			buf = make([]byte, need)
 		}
 		buf = buf[:need]
+		// A batch smaller than a full one (a small section, or the last batch) is still
+		// spread over every goroutine.
+		chunk := min(decodeChunk, (hi-lo+workers-1)/workers)
 		var wg sync.WaitGroup
-		for c := lo; c < hi; c += decodeChunk {
-			ce := min(c+decodeChunk, hi)
+		for c := lo; c < hi; c += chunk {
+			ce := min(c+chunk, hi)
 			wg.Go(func() {
 				for i := c; i < ce; i++ {
 					put(buf[(i-lo)*size:], i)

@@ -1,5 +1,7 @@
 module github.com/cuzk-go/cuzk
 
+// The lowest Go this module builds with: github.com/consensys/gnark-crypto v0.22.0 declares
+// go 1.26.8, so go mod tidy raises any lower version back to it.
 go 1.26.8
 
 require (

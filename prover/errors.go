@@ -61,6 +61,7 @@ var (
 	errNotInSubgroup  = errors.New("point not in the prime-order subgroup")
 	errNoSqrt         = errors.New("compressed x has no point on the curve")
 	errInfinity       = errors.New("point at infinity not allowed here")
+	errTooLarge       = errors.New("larger than the format allows")
 )
 
 func decodeErr(section string, index int, off int64, err error) *DecodeError {

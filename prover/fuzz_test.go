@@ -108,3 +108,69 @@ func FuzzProofSetBytes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadVerifyingKey feeds arbitrary bytes through the bounded stream reader: it must agree
+// with UnmarshalVerifyingKey on the key's bytes and never read past the key.
+func FuzzReadVerifyingKey(f *testing.F) {
+	vk := randVK(703, 2)
+	good, _ := vk.MarshalBinary()
+	fuzzSeeds(f, good, vkFixedSize-4)
+	f.Add(append(append([]byte(nil), good...), 0, 0, 0), true) // bytes after the key
+	f.Fuzz(func(t *testing.T, b []byte, checked bool) {
+		mode := Unchecked
+		if checked {
+			mode = Checked
+		}
+		r := bytes.NewReader(b)
+		v, err := ReadVerifyingKey(r, mode)
+		if err != nil {
+			if !errors.Is(err, errTooLarge) {
+				checkFuzzErr(t, err, len(b))
+			}
+			return
+		}
+		n := v.EncodedSize()
+		if consumed := len(b) - r.Len(); consumed != n {
+			t.Fatalf("read %d bytes for a %d-byte key", consumed, n)
+		}
+		w, err := UnmarshalVerifyingKey(b[:n], mode)
+		if err != nil || !vkEqual(v, w) {
+			t.Fatalf("stream and slice decoders disagree (err %v)", err)
+		}
+	})
+}
+
+// FuzzReadProofs feeds arbitrary bytes and limits through ReadProofs: accepted input is a
+// whole number of at most max proofs that re-encode to the input.
+func FuzzReadProofs(f *testing.F) {
+	a, b := randProof(704).Bytes(), randProof(705).Bytes()
+	two := append(append([]byte(nil), a[:]...), b[:]...)
+	f.Add(two, uint8(2))
+	f.Add(two, uint8(1))
+	f.Add(two[:191], uint8(2))
+	f.Add(two[:193], uint8(2))
+	f.Add([]byte{}, uint8(0))
+	f.Fuzz(func(t *testing.T, in []byte, max uint8) {
+		ps, err := ReadProofs(bytes.NewReader(in), int(max))
+		limit := int(max)
+		if limit == 0 {
+			limit = MaxProofs
+		}
+		if err != nil {
+			if !errors.Is(err, errTooLarge) {
+				checkFuzzErr(t, err, len(in))
+			} else if len(in) <= limit*ProofSize {
+				t.Fatalf("%d bytes refused as too large for %d proofs", len(in), limit)
+			}
+			return
+		}
+		if len(ps) > limit || len(ps)*ProofSize != len(in) {
+			t.Fatalf("%d proofs from %d bytes with limit %d", len(ps), len(in), limit)
+		}
+		for i := range ps {
+			if enc := ps[i].Bytes(); !bytes.Equal(enc[:], in[i*ProofSize:(i+1)*ProofSize]) {
+				t.Fatalf("proof %d re-encodes differently", i)
+			}
+		}
+	})
+}

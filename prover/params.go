@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"golang.org/x/sync/errgroup"
+
+	"github.com/cuzk-go/cuzk/internal/atomicfile"
 )
 
 // Parameters file layout (bellperson src/groth16/params.rs, Parameters::write and ::read):
@@ -32,6 +30,11 @@ import (
 // decodeChunk is the number of points one goroutine decodes or encodes at a time.
 const decodeChunk = 1 << 13
 
+// growLimit bounds the memory spent on points not yet validated: a section's slice grows by
+// doubling and is only allocated at its full count once the points validated so far fill at
+// least 1/growLimit of it.
+const growLimit = 8
+
 // paramSection describes one point section of a parameters encoding.
 type paramSection struct {
 	name  string
@@ -41,10 +44,13 @@ type paramSection struct {
 }
 
 // DecodeParameters decodes bellperson-encoded parameters from b. Bytes after the b_g2
-// section are ignored. The section counts are validated against len(b) before any point
-// slice is allocated, then the five point sections are decoded in parallel on GOMAXPROCS
-// goroutines, in chunks of decodeChunk points. On malformed input it returns a *DecodeError
-// (wrapping ErrFormat) for the lowest-offset fault found; it never panics.
+// section are ignored. The section counts are first checked against len(b); then the
+// sections are decoded in file order, in batches of GOMAXPROCS·decodeChunk points decoded in
+// parallel. A section's slice grows with the points validated so far (doubling, and at most
+// growLimit times their number plus one batch), so a file whose counts match its size but
+// whose points are garbage, such as a large sparse file, fails at its first bad batch with
+// little memory spent. On malformed input it returns a *DecodeError (wrapping ErrFormat) for
+// the lowest-offset fault; it never panics.
 func DecodeParameters(b []byte, mode DecodeMode) (*Parameters, error) {
 	vk, off, err := decodeVK(b, mode)
 	if err != nil {
@@ -67,72 +73,97 @@ func DecodeParameters(b []byte, mode DecodeMode) (*Parameters, error) {
 		off = secs[i].start + n*secs[i].size
 	}
 
-	p := &Parameters{
-		VK:  *vk,
-		H:   make([]bls12381.G1Affine, secs[0].count),
-		L:   make([]bls12381.G1Affine, secs[1].count),
-		A:   make([]bls12381.G1Affine, secs[2].count),
-		BG1: make([]bls12381.G1Affine, secs[3].count),
-		BG2: make([]bls12381.G2Affine, secs[4].count),
+	p := &Parameters{VK: *vk}
+	g1 := func(q *bls12381.G1Affine, at []byte) error {
+		if err := decodeG1Uncompressed(q, at, mode); err != nil {
+			return err
+		}
+		if q.IsInfinity() {
+			return errInfinity
+		}
+		return nil
 	}
-	g1s := [4][]bls12381.G1Affine{p.H, p.L, p.A, p.BG1}
-
-	// firstErr keeps the lowest-offset error; minOff lets chunks past it be skipped.
-	var (
-		mu       sync.Mutex
-		firstErr *DecodeError
-		minOff   atomic.Int64
-	)
-	minOff.Store(math.MaxInt64)
-	report := func(e *DecodeError) {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstErr == nil || e.Offset < firstErr.Offset {
-			firstErr = e
-			minOff.Store(e.Offset)
+	g2 := func(q *bls12381.G2Affine, at []byte) error {
+		if err := decodeG2Uncompressed(q, at, mode); err != nil {
+			return err
+		}
+		if q.IsInfinity() {
+			return errInfinity
+		}
+		return nil
+	}
+	for i, dst := range [4]*[]bls12381.G1Affine{&p.H, &p.L, &p.A, &p.BG1} {
+		if *dst, err = decodeSection(b, secs[i], g1); err != nil {
+			return nil, err
 		}
 	}
-
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for si := range secs {
-		s := secs[si]
-		for lo := 0; lo < s.count; lo += decodeChunk {
-			hi := min(lo+decodeChunk, s.count)
-			g.Go(func() error {
-				if int64(s.start+lo*s.size) > minOff.Load() {
-					return nil // an earlier fault is already known
-				}
-				for i := lo; i < hi; i++ {
-					at := s.start + i*s.size
-					var err error
-					var inf bool
-					if si < 4 {
-						q := &g1s[si][i]
-						err = decodeG1Uncompressed(q, b[at:], mode)
-						inf = err == nil && q.IsInfinity()
-					} else {
-						q := &p.BG2[i]
-						err = decodeG2Uncompressed(q, b[at:], mode)
-						inf = err == nil && q.IsInfinity()
-					}
-					if inf {
-						err = errInfinity
-					}
-					if err != nil {
-						report(decodeErr(s.name, i, int64(at), err))
-						return nil
-					}
-				}
-				return nil
-			})
-		}
-	}
-	_ = g.Wait() // workers report through firstErr
-	if firstErr != nil {
-		return nil, firstErr
+	if p.BG2, err = decodeSection(b, secs[4], g2); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// decodeSection decodes the s.count points of section s from b with decode, in batches of
+// GOMAXPROCS·decodeChunk points, each batch split across GOMAXPROCS goroutines in chunks of
+// at most decodeChunk. The slice grows as batches validate (see growLimit). It returns the
+// lowest-offset fault as a *DecodeError; batches after a faulty one are not decoded.
+func decodeSection[T any](b []byte, s paramSection, decode func(p *T, at []byte) error) ([]T, error) {
+	workers := runtime.GOMAXPROCS(0)
+	batch := workers * decodeChunk
+	var pts []T
+	for lo := 0; lo < s.count; lo += batch {
+		hi := min(lo+batch, s.count)
+		pts = growPoints(pts, hi, s.count)
+		var (
+			mu       sync.Mutex
+			firstErr *DecodeError
+		)
+		// A batch smaller than a full one (a small section, or the last batch) is still
+		// spread over every goroutine.
+		chunk := min(decodeChunk, (hi-lo+workers-1)/workers)
+		var wg sync.WaitGroup
+		for c := lo; c < hi; c += chunk {
+			ce := min(c+chunk, hi)
+			wg.Go(func() {
+				for i := c; i < ce; i++ {
+					at := s.start + i*s.size
+					if err := decode(&pts[i], b[at:at+s.size]); err != nil {
+						e := decodeErr(s.name, i, int64(at), err)
+						mu.Lock()
+						if firstErr == nil || e.Offset < firstErr.Offset {
+							firstErr = e
+						}
+						mu.Unlock()
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if firstErr != nil {
+			return nil, firstErr
+		}
+	}
+	if pts == nil {
+		pts = []T{}
+	}
+	return pts, nil
+}
+
+// growPoints returns pts resliced to n points, reallocating when n exceeds its capacity: to
+// twice the capacity (at least n), or to the section's full count once that is at most
+// growLimit times the current capacity. The points of the old length are kept.
+func growPoints[T any](pts []T, n, count int) []T {
+	if n <= cap(pts) {
+		return pts[:n]
+	}
+	c := max(2*cap(pts), n)
+	if c >= count || cap(pts)*growLimit >= count {
+		c = count
+	}
+	grown := make([]T, n, c)
+	copy(grown, pts)
+	return grown
 }
 
 // ReadParametersFile memory-maps the bellperson parameters file at path (a plain read on
@@ -236,9 +267,12 @@ func writeSection(w io.Writer, buf []byte, n, size int, put func(dst []byte, i i
 			buf = make([]byte, need)
 		}
 		buf = buf[:need]
+		// A batch smaller than a full one (a small section, or the last batch) is still
+		// spread over every goroutine.
+		chunk := min(decodeChunk, (hi-lo+workers-1)/workers)
 		var wg sync.WaitGroup
-		for c := lo; c < hi; c += decodeChunk {
-			ce := min(c+decodeChunk, hi)
+		for c := lo; c < hi; c += chunk {
+			ce := min(c+chunk, hi)
 			wg.Go(func() {
 				for i := c; i < ce; i++ {
 					put(buf[(i-lo)*size:], i)
@@ -253,31 +287,16 @@ func writeSection(w io.Writer, buf []byte, n, size int, put func(dst []byte, i i
 	return buf, nil
 }
 
-// WriteParametersFile writes p to path in bellperson's encoding. It writes a temporary file
-// in the same directory, syncs it and renames it over path, so a reader never sees a
-// partial file.
-func (p *Parameters) WriteParametersFile(path string) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+// WriteParametersFile writes p to path in bellperson's encoding, replacing any file there,
+// through atomicfile.Write: a temporary file in the same directory, synced and renamed over
+// path, so a reader never sees a partial file; permission 0644.
+func (p *Parameters) WriteParametersFile(path string) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := p.WriteTo(w)
+		return err
+	}, atomicfile.Overwrite())
 	if err != nil {
-		return fmt.Errorf("write parameters file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(f.Name())
-		}
-	}()
-	if _, err = p.WriteTo(f); err != nil {
 		return fmt.Errorf("write parameters file %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync parameters file %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close parameters file %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("rename parameters file to %s: %w", path, err)
 	}
 	return nil
 }

@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 )
 
 // randParams returns parameters of random points with the given section sizes.
@@ -183,18 +188,27 @@ func TestParametersDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestParametersLowestOffsetError checks that with faults in several chunks the reported
-// one is the first in the file, independent of goroutine scheduling.
-func TestParametersLowestOffsetError(t *testing.T) {
-	n := 3*decodeChunk + 10
-	if testing.Short() {
-		n = decodeChunk + 10
+// repeatH returns p with its H section replaced by n points cycling through the current ones:
+// a large section at the cost of a few random points.
+func repeatH(p *Parameters, n int) *Parameters {
+	h := make([]bls12381.G1Affine, n)
+	for i := range h {
+		h[i] = p.H[i%len(p.H)]
 	}
-	p := randParams(24, 1, n, 1, 1, 1, 1)
+	p.H = h
+	return p
+}
+
+// TestParametersLowestOffsetError checks that with faults in several chunks and batches the
+// reported one is the first in the file, independent of goroutine scheduling.
+func TestParametersLowestOffsetError(t *testing.T) {
+	batch := runtime.GOMAXPROCS(0) * decodeChunk
+	n := 2*batch + 10
+	p := repeatH(randParams(24, 1, 16, 1, 1, 1, 1), n)
 	good := encodeParams(t, p)
 	h0 := sectionOffsets(p)["h"] + 4
 	b := append([]byte(nil), good...)
-	idx := []int{n - 1, decodeChunk + 3, 2}
+	idx := []int{n - 1, batch + 1, decodeChunk + 3, 2}
 	for _, i := range idx {
 		b[h0+i*96+95] ^= 1
 	}
@@ -202,6 +216,13 @@ func TestParametersLowestOffsetError(t *testing.T) {
 		_, err := DecodeParameters(b, Unchecked)
 		wantDecodeErr(t, err, "h", 2, int64(h0+2*96))
 	}
+	// Without the first fault, the next one in the same batch; then one in a later batch.
+	b[h0+2*96+95] ^= 1
+	_, err := DecodeParameters(b, Unchecked)
+	wantDecodeErr(t, err, "h", decodeChunk+3, int64(h0+(decodeChunk+3)*96))
+	b[h0+(decodeChunk+3)*96+95] ^= 1
+	_, err = DecodeParameters(b, Unchecked)
+	wantDecodeErr(t, err, "h", batch+1, int64(h0+(batch+1)*96))
 }
 
 func BenchmarkDecodeParameters(b *testing.B) {
@@ -243,3 +264,79 @@ type discard struct{}
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 
 var sinkParams *Parameters
+
+// TestParametersSparseFileFailsFast decodes a 30 GB sparse file whose counts match its size
+// but whose points are holes (zeros, not on the curve): the decoder must report the first
+// point with its section, index and offset without allocating the sections up front.
+func TestParametersSparseFileFailsFast(t *testing.T) {
+	vk := randVK(25, 2)
+	vkb, _ := vk.MarshalBinary()
+	const nH = 30_000_000_000 / G1UncompressedSize // 30 GB of H points
+	size := int64(len(vkb)) + 4 + nH*G1UncompressedSize + 4*4
+	path := filepath.Join(t.TempDir(), "sparse.params")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cnt [4]byte
+	binary.BigEndian.PutUint32(cnt[:], nH)
+	if _, err := f.Write(append(vkb, cnt[:]...)); err != nil {
+		t.Fatal(err)
+	}
+	// The four later counts stay zero: they lie in the hole at the end of the file.
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = ReadParametersFile(path, Unchecked)
+	runtime.ReadMemStats(&after)
+	wantDecodeErr(t, err, "h", 0, int64(len(vkb)+4))
+	if !strings.Contains(err.Error(), fmt.Sprintf("h[0] at byte offset %d", len(vkb)+4)) {
+		t.Fatalf("message does not give section, index and offset: %v", err)
+	}
+	// One batch of G1 points is GOMAXPROCS·decodeChunk·96 bytes; allow a few.
+	limit := uint64(4*runtime.GOMAXPROCS(0)*decodeChunk*G1UncompressedSize + 64<<20)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > limit {
+		t.Fatalf("decoding a sparse file allocated %d bytes, want at most %d", grew, limit)
+	}
+}
+
+// TestParametersGrowth checks that sections larger than one batch decode through the
+// growing slices with every point in place.
+func TestParametersGrowth(t *testing.T) {
+	for _, c := range []struct{ n, count, want int }{
+		{10, 100, 10}, // the first batch: exactly n
+		{100, 100, 100},
+		{20, 1000, 20},
+	} {
+		if got := cap(growPoints[int](nil, c.n, c.count)); got != c.want {
+			t.Fatalf("growPoints(nil, %d, %d): cap %d, want %d", c.n, c.count, got, c.want)
+		}
+	}
+	// 100 of 100·growLimit points validated: the full count comes next.
+	p := growPoints(make([]int, 100), 110, 100*growLimit)
+	if cap(p) != 100*growLimit || len(p) != 110 {
+		t.Fatalf("len %d cap %d, want 110 %d", len(p), cap(p), 100*growLimit)
+	}
+	// Capacity 100 of 10000: doubling.
+	p = growPoints(make([]int, 100), 110, 10000)
+	if cap(p) != 200 {
+		t.Fatalf("cap %d, want 200", cap(p))
+	}
+	// A section of three batches and a bit, through the growing slice.
+	n := 3*runtime.GOMAXPROCS(0)*decodeChunk + 7
+	prm := repeatH(randParams(26, 1, 16, 1, 1, 1, 1), n)
+	b := encodeParams(t, prm)
+	q, err := DecodeParameters(b, Unchecked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encodeParams(t, q), b) {
+		t.Fatal("re-encoding differs")
+	}
+}

@@ -3,6 +3,9 @@ package prover
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -106,4 +109,71 @@ func TestProofInfinityEncodes(t *testing.T) {
 	}
 	var q Proof
 	wantDecodeErr(t, q.SetBytes(b[:]), "proof.a", -1, 0)
+}
+
+// TestDecodeProofs checks the N×192 decoder: lengths, and that a fault names the element,
+// the proof index and the byte offset from the start of the file.
+func TestDecodeProofs(t *testing.T) {
+	var all []byte
+	for i := range 3 {
+		b := randProof(60 + uint64(i)).Bytes()
+		all = append(all, b[:]...)
+	}
+	ps, err := DecodeProofs(all)
+	if err != nil || len(ps) != 3 {
+		t.Fatalf("got %d proofs, %v", len(ps), err)
+	}
+	for i := range ps {
+		if b := ps[i].Bytes(); !bytes.Equal(b[:], all[i*ProofSize:(i+1)*ProofSize]) {
+			t.Fatalf("proof %d differs", i)
+		}
+	}
+	for _, n := range []int{0, 1, ProofSize - 1, ProofSize + 1, 3*ProofSize - 1} {
+		_, err := DecodeProofs(all[:n])
+		wantDecodeErr(t, err, "proofs", -1, int64(n/ProofSize*ProofSize))
+	}
+	bad := append([]byte(nil), all...)
+	bad[2*ProofSize+proofOffB+5] ^= 1 // B's x moves off the curve or out of the subgroup
+	_, err = DecodeProofs(bad)
+	wantDecodeErr(t, err, "proof.b", 2, 2*ProofSize+proofOffB)
+}
+
+// TestReadProofsBounded reads proofs from an endless reader (/dev/zero-like) and from
+// readers just over and at the limit.
+func TestReadProofsBounded(t *testing.T) {
+	good := randProof(70).Bytes()
+	zeros := &endlessReader{pattern: []byte{0}}
+	_, err := ReadProofs(zeros, 4)
+	wantDecodeErr(t, err, "proofs", -1, 4*ProofSize)
+	if !errors.Is(err, errTooLarge) || zeros.n > 4*ProofSize+1 {
+		t.Fatalf("endless reader: %v after %d bytes", err, zeros.n)
+	}
+	// The default limit holds for an endless stream of valid proofs too.
+	valid := &endlessReader{pattern: good[:]}
+	_, err = ReadProofs(valid, 0)
+	wantDecodeErr(t, err, "proofs", -1, MaxProofs*ProofSize)
+	if valid.n > MaxProofs*ProofSize+1 {
+		t.Fatalf("read %d bytes with the default limit", valid.n)
+	}
+	two := append(append([]byte(nil), good[:]...), good[:]...)
+	if ps, err := ReadProofs(bytes.NewReader(two), 2); err != nil || len(ps) != 2 {
+		t.Fatalf("at the limit: %d proofs, %v", len(ps), err)
+	}
+	path := filepath.Join(t.TempDir(), "proof.bin")
+	if err := os.WriteFile(path, two, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := ReadProofsFile(path, 2); err != nil || len(ps) != 2 {
+		t.Fatalf("file: %d proofs, %v", len(ps), err)
+	}
+	if _, err := ReadProofsFile(path, 1); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("file over the limit: %v", err)
+	}
+	if _, err := ReadProofsFile(filepath.Join(t.TempDir(), "none"), 1); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err := ReadProofsFile("/dev/zero", 10)
+		wantDecodeErr(t, err, "proofs", -1, 10*ProofSize)
+	}
 }

@@ -1,11 +1,9 @@
 package prover
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,34 +11,21 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"golang.org/x/crypto/blake2b"
 )
 
-// vectorsDir returns ../shared/vectors relative to the repository root (the nearest parent
-// directory holding go.mod), skipping the test if it is absent.
+// vectorsDir is the folder of vendored external vectors (see its README.md). A missing
+// folder fails the test: the vectors are part of the repository.
 func vectorsDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	const dir = "testdata/vectors"
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		t.Fatalf("vendored vectors missing: %v", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	v := filepath.Join(dir, "..", "shared", "vectors")
-	if _, err := os.Stat(filepath.Join(v, "README.md")); err != nil {
-		t.Skipf("external vectors not present at %s", v)
-	}
-	return v
+	return dir
 }
 
-// vectorCase is one entry of a cases.json file (see ../shared/vectors/README.md).
+// vectorCase is one entry of a cases.json file (see testdata/vectors/README.md).
 type vectorCase struct {
 	Name     string   `json:"name"`
 	Expect   bool     `json:"expect"`
@@ -308,94 +293,6 @@ func TestVectorsSaplingParams(t *testing.T) {
 		mode, len(p.VK.IC), len(p.H), len(p.L), len(p.A), len(p.BG1), len(p.BG2))
 }
 
-// blake2b512 returns the BLAKE2b-512 digest of msg (RFC 7693, unkeyed). It is written here
-// because golang.org/x/crypto is not a dependency; it is only used to check a vector file
-// against Filecoin's parameters.json.
-func blake2b512(msg []byte) [64]byte {
-	iv := [8]uint64{
-		0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
-		0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179,
-	}
-	sigma := [10][16]byte{
-		{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-		{14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
-		{11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
-		{7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
-		{9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
-		{2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
-		{12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
-		{13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
-		{6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
-		{10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
-	}
-	h := iv
-	h[0] ^= 0x01010000 ^ 64 // no key, 64-byte digest
-	compress := func(block []byte, t uint64, last bool) {
-		var m [16]uint64
-		for i := range m {
-			m[i] = binary.LittleEndian.Uint64(block[8*i:])
-		}
-		var v [16]uint64
-		copy(v[:8], h[:])
-		copy(v[8:], iv[:])
-		v[12] ^= t
-		if last {
-			v[14] = ^v[14]
-		}
-		g := func(a, b, c, d int, x, y uint64) {
-			v[a] += v[b] + x
-			v[d] = bits.RotateLeft64(v[d]^v[a], -32)
-			v[c] += v[d]
-			v[b] = bits.RotateLeft64(v[b]^v[c], -24)
-			v[a] += v[b] + y
-			v[d] = bits.RotateLeft64(v[d]^v[a], -16)
-			v[c] += v[d]
-			v[b] = bits.RotateLeft64(v[b]^v[c], -63)
-		}
-		for r := range 12 {
-			s := &sigma[r%10]
-			g(0, 4, 8, 12, m[s[0]], m[s[1]])
-			g(1, 5, 9, 13, m[s[2]], m[s[3]])
-			g(2, 6, 10, 14, m[s[4]], m[s[5]])
-			g(3, 7, 11, 15, m[s[6]], m[s[7]])
-			g(0, 5, 10, 15, m[s[8]], m[s[9]])
-			g(1, 6, 11, 12, m[s[10]], m[s[11]])
-			g(2, 7, 8, 13, m[s[12]], m[s[13]])
-			g(3, 4, 9, 14, m[s[14]], m[s[15]])
-		}
-		for i := range h {
-			h[i] ^= v[i] ^ v[i+8]
-		}
-	}
-	var t uint64
-	for len(msg) > 128 {
-		t += 128
-		compress(msg[:128], t, false)
-		msg = msg[128:]
-	}
-	var last [128]byte
-	copy(last[:], msg)
-	t += uint64(len(msg))
-	compress(last[:], t, true)
-	var out [64]byte
-	for i := range h {
-		binary.LittleEndian.PutUint64(out[8*i:], h[i])
-	}
-	return out
-}
-
-func TestBlake2b512KnownAnswers(t *testing.T) {
-	// RFC 7693 Appendix A ("abc") and the empty message.
-	for msg, want := range map[string]string{
-		"abc": "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923",
-		"":    "786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce",
-	} {
-		if got := blake2b512([]byte(msg)); hex.EncodeToString(got[:]) != want {
-			t.Fatalf("BLAKE2b-512(%q) = %x", msg, got)
-		}
-	}
-}
-
 // TestVectorsWinningPoStDigest checks the WinningPoSt vk file against lotus
 // parameters.json, whose digest is the first 16 bytes of BLAKE2b-512 of the file, in hex
 // (lotus paramfetch).
@@ -420,7 +317,7 @@ func TestVectorsWinningPoStDigest(t *testing.T) {
 	if !ok {
 		t.Fatalf("%s not in parameters.json", name)
 	}
-	sum := blake2b512(raw)
+	sum := blake2b.Sum512(raw)
 	if got := hex.EncodeToString(sum[:16]); got != e.Digest {
 		t.Fatalf("digest %s, parameters.json says %s", got, e.Digest)
 	}

@@ -1,7 +1,9 @@
 package prover
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -82,9 +84,18 @@ func (vk *VerifyingKey) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
+// MaxICPoints bounds the IC count that ReadVerifyingKey and ReadVerifyingKeyFile accept:
+// 2^20 points (one per public input plus one), a 96 MiB key, far above any Filecoin or Zcash
+// circuit. UnmarshalVerifyingKey, whose input is already in memory, only requires that the
+// count fit the input.
+const MaxICPoints = 1 << 20
+
 // UnmarshalVerifyingKey decodes a bellperson-encoded verifying key that occupies all of b
-// (868 + 96·|IC| bytes). Malformed input returns a *DecodeError wrapping ErrFormat; IC points
-// at infinity are rejected, as bellperson does.
+// (868 + 96·|IC| bytes). Malformed input returns a *DecodeError wrapping ErrFormat. IC points
+// at infinity are rejected, as bellperson does; in Checked mode alpha_g1, beta_g1, beta_g2,
+// gamma_g2, delta_g1 and delta_g2 at infinity are rejected too (bellperson documents them as
+// never infinity, and with gamma = delta = infinity any proof with A = alpha, B = beta would
+// verify for every input).
 func UnmarshalVerifyingKey(b []byte, mode DecodeMode) (*VerifyingKey, error) {
 	vk, n, err := decodeVK(b, mode)
 	if err != nil {
@@ -97,17 +108,68 @@ func UnmarshalVerifyingKey(b []byte, mode DecodeMode) (*VerifyingKey, error) {
 	return vk, nil
 }
 
-// ReadVerifyingKeyFile reads and decodes a bellperson .vk file (see UnmarshalVerifyingKey).
+// ReadVerifyingKey reads one bellperson-encoded verifying key from r and decodes it like
+// UnmarshalVerifyingKey, leaving any bytes after it unread. It reads the 868 fixed bytes,
+// checks the IC count against MaxICPoints, then reads exactly 96·|IC| bytes, so an endless
+// or oversized r costs at most 868 + 96·MaxICPoints bytes, and memory grows only with the
+// bytes actually read. A short r gives a *DecodeError wrapping io.ErrUnexpectedEOF.
+func ReadVerifyingKey(r io.Reader, mode DecodeMode) (*VerifyingKey, error) {
+	b := make([]byte, vkFixedSize)
+	if n, err := io.ReadFull(r, b); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			// Decode the prefix to name the field that is cut short.
+			_, _, derr := decodeVK(b[:n], mode)
+			return nil, derr
+		}
+		return nil, fmt.Errorf("read verifying key: %w", err)
+	}
+	count := binary.BigEndian.Uint32(b[vkFixedSize-4:])
+	if count > MaxICPoints {
+		return nil, decodeErr("ic", -1, vkFixedSize-4,
+			fmt.Errorf("count %d exceeds the limit of %d points: %w", count, MaxICPoints, errTooLarge))
+	}
+	var buf bytes.Buffer
+	buf.Write(b)
+	want := int64(count) * G1UncompressedSize
+	if n, err := io.Copy(&buf, io.LimitReader(r, want)); err != nil {
+		return nil, fmt.Errorf("read verifying key: %w", err)
+	} else if n < want {
+		return nil, decodeErr("ic", -1, vkFixedSize-4, fmt.Errorf(
+			"count %d needs %d bytes but only %d follow: %w", count, want, n, errShort))
+	}
+	return UnmarshalVerifyingKey(buf.Bytes(), mode)
+}
+
+// ReadVerifyingKeyFile reads and decodes a bellperson .vk file with ReadVerifyingKey and
+// requires that nothing follow the key: a longer file, such as /dev/zero, is rejected after
+// one extra byte.
 func ReadVerifyingKeyFile(path string, mode DecodeMode) (*VerifyingKey, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read verifying key file: %w", err)
 	}
-	vk, err := UnmarshalVerifyingKey(b, mode)
+	defer f.Close()
+	vk, err := ReadVerifyingKey(f, mode)
+	if err == nil {
+		err = requireEOF(f, int64(vk.EncodedSize()))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read verifying key file %s: %w", path, err)
 	}
 	return vk, nil
+}
+
+// requireEOF returns a "trailing" *DecodeError at offset off unless r is at its end.
+func requireEOF(r io.Reader, off int64) error {
+	var one [1]byte
+	n, err := io.ReadFull(r, one[:])
+	if n > 0 {
+		return decodeErr("trailing", -1, off, errors.New("unexpected bytes after the encoding"))
+	}
+	if err != io.EOF {
+		return fmt.Errorf("read past the encoding: %w", err)
+	}
+	return nil
 }
 
 // decodeVK decodes a verifying key at the start of b and returns it with the number of
@@ -122,6 +184,9 @@ func decodeVK(b []byte, mode DecodeMode) (*VerifyingKey, int, error) {
 		if err := decodeG1Uncompressed(p, b[off:], mode); err != nil {
 			return decodeErr(section, -1, int64(off), err)
 		}
+		if mode == Checked && p.IsInfinity() {
+			return decodeErr(section, -1, int64(off), errInfinity)
+		}
 		off += G1UncompressedSize
 		return nil
 	}
@@ -131,6 +196,9 @@ func decodeVK(b []byte, mode DecodeMode) (*VerifyingKey, int, error) {
 		}
 		if err := decodeG2Uncompressed(p, b[off:], mode); err != nil {
 			return decodeErr(section, -1, int64(off), err)
+		}
+		if mode == Checked && p.IsInfinity() {
+			return decodeErr(section, -1, int64(off), errInfinity)
 		}
 		off += G2UncompressedSize
 		return nil
@@ -157,18 +225,20 @@ func decodeVK(b []byte, mode DecodeMode) (*VerifyingKey, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	off += 4
-	vk.IC = make([]bls12381.G1Affine, count)
-	for i := range vk.IC {
-		if err := decodeG1Uncompressed(&vk.IC[i], b[off:], mode); err != nil {
-			return nil, 0, decodeErr("ic", i, int64(off), err)
+	ic := paramSection{name: "ic", start: off + 4, count: count, size: G1UncompressedSize}
+	vk.IC, err = decodeSection(b, ic, func(q *bls12381.G1Affine, at []byte) error {
+		if err := decodeG1Uncompressed(q, at, mode); err != nil {
+			return err
 		}
-		if vk.IC[i].IsInfinity() {
-			return nil, 0, decodeErr("ic", i, int64(off), errInfinity)
+		if q.IsInfinity() {
+			return errInfinity
 		}
-		off += G1UncompressedSize
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
-	return vk, off, nil
+	return vk, ic.start + count*G1UncompressedSize, nil
 }
 
 // readCount reads the u32-BE element count of section at b[off:] and checks, before anything

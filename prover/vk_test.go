@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
 // randVK returns a verifying key of random points with nIC IC points.
@@ -82,12 +84,143 @@ func TestVerifyingKeyRoundTrip(t *testing.T) {
 			t.Fatalf("UnmarshalBinary: %v", err)
 		}
 	}
-	// Infinity in the fixed fields is legal (bellperson reads it) and round-trips.
+	// Infinity in the fixed fields is read by bellperson, so Unchecked reads it and it
+	// round-trips; Checked refuses it (TestVerifyingKeyDegenerate).
 	vk := randVK(11, 2)
 	vk.BetaG1 = bls12381.G1Affine{}
 	b, _ := vk.MarshalBinary()
-	if got, err := UnmarshalVerifyingKey(b, Checked); err != nil || !vkEqual(got, vk) {
+	if got, err := UnmarshalVerifyingKey(b, Unchecked); err != nil || !vkEqual(got, vk) {
 		t.Fatalf("infinity beta_g1: %v", err)
+	}
+}
+
+// TestVerifyingKeyDegenerate checks that Checked mode refuses each of the six fixed points
+// at infinity, in memory and from a file, naming the field and its offset.
+func TestVerifyingKeyDegenerate(t *testing.T) {
+	fields := []struct {
+		section string
+		off     int64
+		set     func(vk *VerifyingKey)
+	}{
+		{"vk.alpha_g1", 0, func(vk *VerifyingKey) { vk.AlphaG1 = bls12381.G1Affine{} }},
+		{"vk.beta_g1", 96, func(vk *VerifyingKey) { vk.BetaG1 = bls12381.G1Affine{} }},
+		{"vk.beta_g2", 192, func(vk *VerifyingKey) { vk.BetaG2 = bls12381.G2Affine{} }},
+		{"vk.gamma_g2", 384, func(vk *VerifyingKey) { vk.GammaG2 = bls12381.G2Affine{} }},
+		{"vk.delta_g1", 576, func(vk *VerifyingKey) { vk.DeltaG1 = bls12381.G1Affine{} }},
+		{"vk.delta_g2", 672, func(vk *VerifyingKey) { vk.DeltaG2 = bls12381.G2Affine{} }},
+	}
+	for _, f := range fields {
+		vk := randVK(14, 2)
+		f.set(vk)
+		b, err := vk.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = UnmarshalVerifyingKey(b, Checked)
+		wantDecodeErr(t, err, f.section, -1, f.off)
+		if !errors.Is(err, errInfinity) {
+			t.Fatalf("%s: want the infinity cause, got %v", f.section, err)
+		}
+		_, err = ReadVerifyingKey(bytes.NewReader(b), Checked)
+		wantDecodeErr(t, err, f.section, -1, f.off)
+	}
+}
+
+// TestVerifyingKeyForgedProofRefused builds the key that makes Groth16 unsound: with
+// gamma_g2 = delta_g2 = infinity the check e(A,B) = e(α,β)·e(Σ x_i·IC_i, γ)·e(C, δ) reduces to
+// e(A,B) = e(α,β), so A = α, B = β verifies for every input. Checked loading refuses the key.
+func TestVerifyingKeyForgedProofRefused(t *testing.T) {
+	vk := randVK(15, 3)
+	vk.GammaG2 = bls12381.G2Affine{}
+	vk.DeltaG2 = bls12381.G2Affine{}
+	forged := &Proof{A: vk.AlphaG1, B: vk.BetaG2, C: vk.IC[0]}
+	// The forgery is real: verification with the key as given accepts arbitrary inputs.
+	if pvk, err := PrepareVerifyingKey(vk); err == nil {
+		var x fr.Element
+		x.SetUint64(12345)
+		if err := Verify(pvk, forged, []fr.Element{x, x}); err != nil {
+			t.Logf("verifier already refuses the forgery: %v", err)
+		}
+	}
+	b, _ := vk.MarshalBinary()
+	_, err := UnmarshalVerifyingKey(b, Checked)
+	wantDecodeErr(t, err, "vk.gamma_g2", -1, 384)
+	path := filepath.Join(t.TempDir(), "forged.vk")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadVerifyingKeyFile(path, Checked); !errors.Is(err, errInfinity) {
+		t.Fatalf("ReadVerifyingKeyFile accepted a key with gamma = delta = infinity: %v", err)
+	}
+}
+
+// endlessReader yields its pattern forever, like /dev/zero, counting the bytes handed out.
+type endlessReader struct {
+	pattern []byte
+	pos     int
+	n       int64
+}
+
+func (e *endlessReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.pattern[e.pos]
+		e.pos = (e.pos + 1) % len(e.pattern)
+	}
+	e.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestReadVerifyingKeyBounded reads keys from endless readers: zeros (/dev/zero), a valid
+// key followed by endless bytes, and a header claiming 2^32−1 IC points followed by endless
+// valid points. Each fails after a bounded read.
+func TestReadVerifyingKeyBounded(t *testing.T) {
+	vk := randVK(16, 2)
+	good, _ := vk.MarshalBinary()
+
+	zeros := &endlessReader{pattern: []byte{0}}
+	_, err := ReadVerifyingKey(zeros, Checked)
+	wantDecodeErr(t, err, "vk.alpha_g1", -1, 0)
+	if zeros.n > vkFixedSize {
+		t.Fatalf("read %d bytes of zeros", zeros.n)
+	}
+
+	// A valid key, then more: ReadVerifyingKey stops at the key's end.
+	tail := &endlessReader{pattern: good}
+	got, err := ReadVerifyingKey(tail, Checked)
+	if err != nil || !vkEqual(got, vk) || tail.n != int64(len(good)) {
+		t.Fatalf("key followed by more bytes: err %v, read %d of %d", err, tail.n, len(good))
+	}
+
+	// A huge IC count is refused before anything past the header is read.
+	huge := append([]byte(nil), good[:vkFixedSize]...)
+	binary.BigEndian.PutUint32(huge[vkFixedSize-4:], 0xFFFFFFFF)
+	hr := &endlessReader{pattern: append(huge, good[vkFixedSize:]...)}
+	_, err = ReadVerifyingKey(hr, Checked)
+	wantDecodeErr(t, err, "ic", -1, vkFixedSize-4)
+	if !errors.Is(err, errTooLarge) || hr.n != vkFixedSize {
+		t.Fatalf("huge count: err %v after %d bytes", err, hr.n)
+	}
+
+	// Truncated IC points.
+	_, err = ReadVerifyingKey(bytes.NewReader(good[:len(good)-1]), Checked)
+	wantDecodeErr(t, err, "ic", -1, vkFixedSize-4)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("truncated: want unexpected EOF, got %v", err)
+	}
+	// A truncated header names the field cut short.
+	_, err = ReadVerifyingKey(bytes.NewReader(good[:200]), Checked)
+	wantDecodeErr(t, err, "vk.beta_g2", -1, 192)
+
+	// The file reader refuses anything after the key, /dev/zero included.
+	path := filepath.Join(t.TempDir(), "tail.vk")
+	if err := os.WriteFile(path, append(append([]byte(nil), good...), 0), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadVerifyingKeyFile(path, Checked)
+	wantDecodeErr(t, err, "trailing", -1, int64(len(good)))
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err = ReadVerifyingKeyFile("/dev/zero", Checked)
+		wantDecodeErr(t, err, "vk.alpha_g1", -1, 0)
 	}
 }
 

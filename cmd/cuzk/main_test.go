@@ -59,8 +59,13 @@ func TestUnknownCommand(t *testing.T) {
 }
 
 // TestPoRepRoundTrip proves the PoRep-shaped circuit at its tiny size (≈1.2 M constraints)
-// through setup, prove and verify.
+// through setup, prove and verify: about 90 s on 2 cores, so -short skips it and CI runs it
+// in its own step. Under -short the same path is covered by TestSetupProveVerifyRoundTrip
+// (the CLI) and circuits/porep's TestTinySatisfiedAndInputs (the circuit).
 func TestPoRepRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1.2 M-constraint setup and proof; run without -short")
+	}
 	dir := t.TempDir()
 	ctx := context.Background()
 	circ := []string{"--circuit", "porep", "--porep-size", "tiny", "--seed", "3"}

@@ -28,7 +28,9 @@ func (hashCase) Synthesize(cs *CS) error {
 // Blake2s for hashCase, written out term by term.
 func TestHashShapeByHand(t *testing.T) {
 	u64 := func(v byte) string { return "00000000000000" + hex.EncodeToString([]byte{v}) }
-	coeff := func(v byte) string { return "00000000000000000000000000000000000000000000000000000000000000" + hex.EncodeToString([]byte{v}) }
+	coeff := func(v byte) string {
+		return "00000000000000000000000000000000000000000000000000000000000000" + hex.EncodeToString([]byte{v})
+	}
 	const minusOne = "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000000" // r − 1
 	term := func(tag byte, idx byte, c string) string {
 		return hex.EncodeToString([]byte{tag}) + u64(idx) + c

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cuzk-go/cuzk/filecoin/circuits/post"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// runCircuitHash prints a circuit's counts and its constraint-system hash, the value
+// bellpepper-core's TestConstraintSystem::hash() gives for the same circuit in Rust.
+func runCircuitHash(ctx context.Context, args []string) error {
+	return circuitHash(ctx, os.Stdout, args)
+}
+
+func circuitHash(_ context.Context, w io.Writer, args []string) error {
+	fs := flag.NewFlagSet("circuit-hash", flag.ContinueOnError)
+	var cf circuitFlags
+	cf.register(fs, 1<<12)
+	fs.Lookup("circuit").Usage = "circuit: winning-post, window-post (Filecoin FallbackPoSt), scalable or porep"
+	sizeFlag := fs.String("sector-size", "2KiB", "winning-post, window-post: sector size (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB)")
+	countOnly := fs.Bool("count-only", false, "print the counts only, without compiling the circuit")
+	maxHash := fs.Int("max-hash-constraints", 1<<24, "compile and hash only circuits with at most this many constraints (compiling holds the matrices in memory)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var (
+		circ                     synth.Circuit
+		constraints, inputs, aux int
+		desc                     string
+	)
+	switch cf.name {
+	case "winning-post", "window-post":
+		size, err := parseSectorSize(*sizeFlag)
+		if err != nil {
+			return err
+		}
+		mk := post.WinningParams
+		if cf.name == "window-post" {
+			mk = post.WindowParams
+		}
+		p, err := mk(size)
+		if err != nil {
+			return err
+		}
+		if constraints, inputs, aux, err = post.Count(p); err != nil {
+			return err
+		}
+		circ = post.Blank(p)
+		desc = fmt.Sprintf("%s %s (%d sectors × %d challenges, tree %d-%d-%d)", cf.name, *sizeFlag,
+			p.SectorCount, p.ChallengeCount, p.Tree.Base, p.Tree.Sub, p.Tree.Top)
+	default:
+		c, _, err := cf.instance(0)
+		if err != nil {
+			return err
+		}
+		if constraints, inputs, aux, err = synth.Count(c); err != nil {
+			return err
+		}
+		circ, desc = c, cf.describe()
+	}
+	fmt.Fprintf(w, "circuit %s\n", desc)
+	fmt.Fprintf(w, "constraints %d\ninputs %d (ONE included)\naux %d\n", constraints, inputs, aux)
+	switch {
+	case *countOnly:
+		return nil
+	case constraints > *maxHash:
+		fmt.Fprintf(w, "hash skipped: %d constraints > --max-hash-constraints %d\n", constraints, *maxHash)
+		return nil
+	}
+	h, err := synth.HashCircuit(circ)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "hash %x\n", h)
+	return nil
+}
+
+// parseSectorSize reads "2KiB", "32GiB", … or a number of bytes.
+func parseSectorSize(s string) (uint64, error) {
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}}
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseUint(n, 10, 64)
+			if err != nil || v == 0 || v > 1<<20 {
+				return 0, fmt.Errorf("bad --sector-size %q", s)
+			}
+			return v << u.shift, nil
+		}
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad --sector-size %q (use 2KiB, 32GiB, … or bytes)", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk-go/cuzk/filecoin/circuits/post"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+func TestCircuitHashWindowPoSt2KiB(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "window-post", "--sector-size", "2KiB"}))
+	p, err := post.WindowParams(2 << 10)
+	require.NoError(t, err)
+	h, err := synth.HashCircuit(post.Blank(p))
+	require.NoError(t, err)
+	s := out.String()
+	require.Contains(t, s, "constraints 21866\n")
+	require.Contains(t, s, "inputs 23 (ONE included)\n")
+	require.Contains(t, s, fmt.Sprintf("hash %x\n", h))
+}
+
+func TestCircuitHashCountOnlyAndErrors(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "window-post", "--sector-size", "64GiB", "--count-only"}))
+	require.Contains(t, out.String(), "constraints 129887900\n")
+	require.False(t, strings.Contains(out.String(), "hash"))
+	out.Reset()
+	require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "scalable", "--constraints", "100"}))
+	require.Contains(t, out.String(), "hash ")
+	err := circuitHash(context.Background(), &out, []string{"--circuit", "window-post", "--sector-size", "3KiB"})
+	require.ErrorContains(t, err, "unknown sector size")
+	err = circuitHash(context.Background(), &out, []string{"--circuit", "window-post", "--sector-size", "big"})
+	require.ErrorContains(t, err, "bad --sector-size")
+}

@@ -26,6 +26,9 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 	fs.Lookup("circuit").Usage = "circuit: winning-post, window-post (Filecoin FallbackPoSt), scalable or porep"
 	sizeFlag := fs.String("sector-size", "2KiB", "winning-post, window-post: sector size (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB)")
 	countOnly := fs.Bool("count-only", false, "print the counts only, without compiling the circuit")
+	treeFlag := fs.String("tree", "", "winning-post, window-post: tree R shape base-sub-top (8-4-0), overriding the sector size's")
+	sectors := fs.Int("post-sectors", 0, "winning-post, window-post: sectors per partition, overriding the proof's")
+	challenges := fs.Int("post-challenges", 0, "winning-post, window-post: challenges per sector, overriding the proof's")
 	maxHash := fs.Int("max-hash-constraints", 1<<24, "compile and hash only circuits with at most this many constraints (compiling holds the matrices in memory)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -41,12 +44,17 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
-		mk := post.WinningParams
-		if cf.name == "window-post" {
-			mk = post.WindowParams
-		}
-		p, err := mk(size)
+		p, err := postParams(cf.name, size, *treeFlag)
 		if err != nil {
+			return err
+		}
+		if *sectors > 0 {
+			p.SectorCount = *sectors
+		}
+		if *challenges > 0 {
+			p.ChallengeCount = *challenges
+		}
+		if err := p.Validate(); err != nil {
 			return err
 		}
 		if constraints, inputs, aux, err = post.Count(p); err != nil {
@@ -80,6 +88,29 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 	}
 	fmt.Fprintf(w, "hash %x\n", h)
 	return nil
+}
+
+// postParams returns the parameters of the winning-post or window-post circuit for size, with
+// tree ("8-4-0") replacing the size's tree shape when given (sizes of rust-fil-proofs' test
+// trees are not production sizes).
+func postParams(name string, size uint64, tree string) (post.Params, error) {
+	challenges, sectors := post.WindowChallengeCount, 1
+	mk := post.WindowParams
+	if name == "winning-post" {
+		mk, challenges, sectors = post.WinningParams, 1, post.WinningChallengeCount
+	}
+	if tree == "" {
+		return mk(size)
+	}
+	var t post.TreeShape
+	if _, err := fmt.Sscanf(tree, "%d-%d-%d", &t.Base, &t.Sub, &t.Top); err != nil {
+		return post.Params{}, fmt.Errorf("bad --tree %q (want base-sub-top, e.g. 8-4-0)", tree)
+	}
+	p := post.Params{SectorSize: size, Tree: t, ChallengeCount: challenges, SectorCount: sectors}
+	if pp, err := mk(size); err == nil {
+		p.SectorCount = pp.SectorCount
+	}
+	return p, p.Validate()
 }
 
 // parseSectorSize reads "2KiB", "32GiB", … or a number of bytes.

@@ -39,3 +39,19 @@ func TestCircuitHashCountOnlyAndErrors(t *testing.T) {
 	err = circuitHash(context.Background(), &out, []string{"--circuit", "window-post", "--sector-size", "big"})
 	require.ErrorContains(t, err, "bad --sector-size")
 }
+
+// TestCircuitHashTestShapes: the Rust tests' tree shapes through --tree, --post-sectors and
+// --post-challenges give their published counts.
+func TestCircuitHashTestShapes(t *testing.T) {
+	for _, tc := range []struct {
+		tree, size, constraints string
+	}{{"8-0-0", "2048", "16869"}, {"8-4-0", "8192", "22674"}, {"8-4-2", "16384", "27384"}} {
+		var out bytes.Buffer
+		require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "window-post", "--tree", tc.tree,
+			"--sector-size", tc.size, "--post-sectors", "3", "--post-challenges", "5", "--count-only"}))
+		require.Contains(t, out.String(), "constraints "+tc.constraints+"\ninputs 19 (ONE included)\n", tc.tree)
+	}
+	var out bytes.Buffer
+	err := circuitHash(context.Background(), &out, []string{"--circuit", "window-post", "--tree", "8-x", "--sector-size", "2048"})
+	require.ErrorContains(t, err, "bad --tree")
+}

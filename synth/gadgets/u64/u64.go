@@ -38,3 +38,11 @@ func Alloc(cs *synth.CS, v uint64) UInt64 {
 func (u *UInt64) PackIntoInput(cs *synth.CS) num.Num {
 	return num.PackIntoInputs(cs, u.Bits[:])[0]
 }
+
+// AppendBitsBE appends u's bits, most significant first, to dst (UInt64::to_bits_be).
+func (u *UInt64) AppendBitsBE(dst []boolean.Bit) []boolean.Bit {
+	for i := 63; i >= 0; i-- {
+		dst = append(dst, u.Bits[i])
+	}
+	return dst
+}

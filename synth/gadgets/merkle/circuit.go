@@ -152,6 +152,29 @@ func Sha256NodeCircuit(cs *synth.CS, children []num.Num) (num.Num, error) {
 	return r, nil
 }
 
+// Sha256LeafBitsCircuit is rust-fil-proofs Sha256Function::hash_leaf_bits_circuit: left and right
+// (bits least significant first within each byte, each padded with constant zeros to whole
+// bytes) are fed to SHA-256 most significant bit first, and the digest is packed as in
+// Sha256NodeCircuit.
+func Sha256LeafBitsCircuit(cs *synth.CS, left, right []boolean.Bit) num.Num {
+	msg := make([]boolean.Bit, 0, len(left)+len(right)+16)
+	for _, side := range [][]boolean.Bit{left, right} {
+		padded := append([]boolean.Bit(nil), side...)
+		for len(padded)%8 != 0 {
+			padded = append(padded, boolean.Constant(false))
+		}
+		msg = appendByteReversed(msg, padded)
+	}
+	cs.Push("hash")
+	digest := sha256.Hash(cs, msg)
+	cs.Pop()
+	le := appendByteReversed(make([]boolean.Bit, 0, 256), digest)
+	cs.Push("pack_le")
+	r := num.PackBits(cs, le[:num.Capacity])
+	cs.Pop()
+	return r
+}
+
 // appendByteReversed appends bits with the order of each group of 8 reversed.
 func appendByteReversed(dst, bits []boolean.Bit) []boolean.Bit {
 	for i := 0; i < len(bits); i += 8 {

@@ -237,3 +237,29 @@ func TestPoRLevelCosts(t *testing.T) {
 	require.ErrorIs(t, err, synth.ErrUnsatisfied)
 	require.Contains(t, err.Error(), "enforce root is correct")
 }
+
+// TestSha256LeafBits mirrors storage-proofs-core util.rs hash_leaf_bits_circuit: two random
+// field elements as 256 allocated bits each (bytes_into_boolean_vec: least significant bit of
+// each byte first) hash to Sha256Node of the two with 45,387 constraints in all.
+func TestSha256LeafBits(t *testing.T) {
+	vals := leaves(2)
+	var out num.Num
+	c := gadgettest.Func(func(cs *synth.CS) error {
+		var sides [2][]boolean.Bit
+		for k := range sides {
+			b := FrToBytes(&vals[k])
+			for _, x := range b {
+				for i := 0; i < 8; i++ {
+					sides[k] = append(sides[k], boolean.Alloc(cs, x>>uint(i)&1 == 1))
+				}
+			}
+		}
+		out = Sha256LeafBitsCircuit(cs, sides[0], sides[1])
+		return nil
+	})
+	n, _, _, err := synth.Count(c)
+	require.NoError(t, err)
+	require.Equal(t, 45_387, n)
+	want := Sha256Node(vals)
+	require.True(t, want.Equal(&out.Value))
+}

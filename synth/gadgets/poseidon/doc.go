@@ -7,7 +7,8 @@
 //     state[1] after the permutation;
 //   - x⁵ S-box; R_F = 8 full rounds (4 before, 4 after) and R_P partial rounds from the Poseidon
 //     paper's security inequalities at 128-bit security with neptune's margin (RF + 2,
-//     ⌈1.075·RP⌉): 55 for arity 2, 57 for arities 8 and 11 (neptune src/round_numbers.rs);
+//     ⌈1.075·RP⌉): 55 for arity 2, 56 for 4, 57 for 8 and 11, 60 for 36 (neptune
+//     src/round_numbers.rs);
 //   - round constants from the Grain LFSR of the Poseidon reference (hadeshash
 //     generate_parameters_grain.sage) with field = 1, sbox = 1, n = 255 bits, t, R_F, R_P:
 //     (R_F + R_P)·t elements, 255 bits each, read most significant first, rejected if ≥ r
@@ -27,5 +28,9 @@
 // are linear combinations until an S-box needs them allocated (1 constraint, lc·1 = v). The
 // first round's S-boxes on the allocated inputs cost 3 constraints ((x + c)², its square,
 // (x + c)·x⁴ = r − c'), the tag's is a constant, every other S-box costs 4, and the result 1:
-// 3·arity + 4·(t·(R_F − 1) + R_P) + 1 — 311 for arity 2, 377 for 4, 505 for 8, 598 for 11.
+// 3·arity + 4·(t·(R_F − 1) + R_P) + 1 — 311 for arity 2, 377 for 4, 505 for 8, 598 for 11,
+// 1,385 for 36.
+//
+// HashMD and HashMDCircuit are Filecoin's Merkle–Damgård construction over the arity-36 hash
+// (filecoin-hashers hash_md).
 package poseidon

@@ -166,3 +166,57 @@ func TestBadInput(t *testing.T) {
 	_, err = WindowParams(3 << 10)
 	require.ErrorContains(t, err, "unknown sector size")
 }
+
+// row returns row r of m as (column, coefficient) pairs in column order.
+func row(shape *synth.Shape, m *synth.Matrix, r int) (cols []int, coeffs []fr.Element) {
+	for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
+		cols = append(cols, int(m.Cols[k]))
+		coeffs = append(coeffs, shape.Coeffs[m.Coeffs[k]])
+	}
+	return cols, coeffs
+}
+
+// TestSectorRows checks a sector's own rows against circuit.rs, with comm_r_last, comm_c and
+// comm_r at aux 0, 1, 2 (columns n, n+1, n+2 for n inputs): row 0 is comm_r_input (input 1)·1
+// = comm_r; row 1, Poseidon's first, squares comm_c + c over One and comm_c; row 312 is
+// comm_r·1 = hash (the variable row 311 allocates). The PoR's last two rows pack its 6 index
+// bits (weights 1, 2, 4, …) into input 2 and enforce computed root·1 = comm_r_last.
+func TestSectorRows(t *testing.T) {
+	p := Params{SectorSize: 2 << 10, Tree: TreeShape{8, 0, 0}, ChallengeCount: 1, SectorCount: 1}
+	shape, err := synth.Compile(Blank(p))
+	require.NoError(t, err)
+	require.Equal(t, 313+1062, shape.NumConstraints)
+	require.Equal(t, 3, shape.NumInputs)
+	n := shape.NumInputs
+	oneCol := []int{0}
+	// check compares the columns of row r; with unit set, every coefficient must be 1.
+	check := func(r int, unit bool, a, b, c []int) {
+		t.Helper()
+		for i, m := range []*synth.Matrix{&shape.A, &shape.B, &shape.C} {
+			cols, coeffs := row(shape, m, r)
+			require.Equal(t, [][]int{a, b, c}[i], cols, "row %d matrix %c", r, "ABC"[i])
+			for _, x := range coeffs {
+				require.True(t, !unit || x.IsOne(), "row %d matrix %c", r, "ABC"[i])
+			}
+		}
+	}
+	check(0, true, []int{1}, oneCol, []int{n + 2})
+	check(1, false, []int{0, n + 1}, []int{0, n + 1}, []int{n + 3})
+	hashCols, _ := row(shape, &shape.C, 311)
+	require.Len(t, hashCols, 1)
+	check(312, true, []int{n + 2}, oneCol, hashCols)
+
+	last := shape.NumConstraints - 1
+	rootCols, _ := row(shape, &shape.A, last)
+	require.Len(t, rootCols, 1)
+	check(last, true, rootCols, oneCol, []int{n + 0})
+	packCols, weights := row(shape, &shape.A, last-1)
+	require.Len(t, packCols, 6)
+	check(last-1, false, packCols, oneCol, []int{2})
+	var w fr.Element
+	w.SetOne()
+	for i := range weights {
+		require.True(t, weights[i].Equal(&w), "bit %d weight", i)
+		w.Double(&w)
+	}
+}

@@ -15,7 +15,7 @@
 //
 // Usage:
 //
-//	p, err := post.WindowParams(32 << 30)
+//	p, err := post.WindowParams(2 << 10)
 //	c := &post.Circuit{Params: p, Sectors: sectors} // sectors from the vanilla proofs
 //	shape, err := synth.Compile(post.Blank(p))      // or synth.Count for the counts alone
 //	asg, err := synth.Synthesize(ctx, shape, c)

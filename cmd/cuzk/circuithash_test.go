@@ -55,3 +55,15 @@ func TestCircuitHashTestShapes(t *testing.T) {
 	err := circuitHash(context.Background(), &out, []string{"--circuit", "window-post", "--tree", "8-x", "--sector-size", "2048"})
 	require.ErrorContains(t, err, "bad --tree")
 }
+
+func TestCircuitHashStackedCounts(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "stacked-porep", "--sector-size", "32GiB", "--count-only"}))
+	require.Contains(t, out.String(), "constraints 130278541\ninputs 328 (ONE included)\n")
+}
+
+func TestCircuitHashStackedTestShape(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "stacked-porep", "--tree", "8-4-2", "--sector-size", "2048", "--count-only"}))
+	require.Contains(t, out.String(), "constraints 1346982\ninputs 22 (ONE included)\n")
+}

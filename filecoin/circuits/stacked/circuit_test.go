@@ -151,3 +151,29 @@ func TestWitness(t *testing.T) {
 	require.ErrorAs(t, err, &ue)
 	require.Equal(t, "challenge[0]/comm_d_inclusion/enforce root is correct/equal", ue.Path)
 }
+
+// TestCountsProduction: the production partitions by sector size — 2 KiB 2,687,921 (derived in
+// FILECOIN.md §4), and outside -short 8 MiB 3,844,929, 512 MiB 4,423,433 and 64 GiB 131,185,849
+// (derived), 39 inputs with One for the small sizes and 328 for 64 GiB.
+func TestCountsProduction(t *testing.T) {
+	cases := []struct {
+		size                uint64
+		constraints, inputs int
+	}{
+		{2 << 10, 2_687_921, 40},
+		{8 << 20, 3_844_929, 40},
+		{512 << 20, 4_423_433, 40},
+		{64 << 30, 131_185_849, 328},
+	}
+	for _, tc := range cases {
+		if testing.Short() && tc.size > 2<<10 {
+			continue
+		}
+		p, err := PoRepParams(tc.size)
+		require.NoError(t, err)
+		c, in, _, err := Count(p)
+		require.NoError(t, err)
+		require.Equal(t, tc.constraints, c, "size %d", tc.size)
+		require.Equal(t, tc.inputs, in, "size %d", tc.size)
+	}
+}

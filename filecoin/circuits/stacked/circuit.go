@@ -71,6 +71,10 @@ func (c *Circuit) check() error {
 	}
 	for i := range c.Challenges {
 		ch := &c.Challenges[i]
+		nodes := uint64(1) << uint(p.CommDDepth)
+		if ch.Node >= nodes {
+			return fmt.Errorf("stacked: challenge %d: node %d out of %d", i, ch.Node, nodes)
+		}
 		if len(ch.CommDPath) != p.CommDDepth {
 			return fmt.Errorf("stacked: challenge %d: comm_d path of %d levels, want %d", i, len(ch.CommDPath), p.CommDDepth)
 		}
@@ -80,6 +84,9 @@ func (c *Circuit) check() error {
 			}
 		}
 		for j, col := range append(ch.DRG[:], ch.Exp[:]...) {
+			if col.Index >= nodes {
+				return fmt.Errorf("stacked: challenge %d parent %d: node %d out of %d", i, j, col.Index, nodes)
+			}
 			if len(col.Rows) != p.Layers || len(col.Path) != len(p.TreeRC) {
 				return fmt.Errorf("stacked: challenge %d parent %d: %d rows and %d path levels, want %d and %d",
 					i, j, len(col.Rows), len(col.Path), p.Layers, len(p.TreeRC))

@@ -177,3 +177,28 @@ func TestCountsProduction(t *testing.T) {
 		require.Equal(t, tc.inputs, in, "size %d", tc.size)
 	}
 }
+
+// TestBadInput: wrong layer and challenge counts and short paths are errors naming the
+// challenge and parent.
+func TestBadInput(t *testing.T) {
+	p := Params{Layers: 3, CommDDepth: 3, TreeRC: []int{8}, Challenges: 1}
+	_, _, _, err := synth.Count(Blank(p))
+	require.ErrorContains(t, err, "3 layers, want 2 or 11")
+	p.Layers = 2
+	_, _, _, err = synth.Count(&Circuit{Params: p})
+	require.ErrorContains(t, err, "0 challenges, the circuit takes 1")
+	ch := blankChallenge(p)
+	ch.Exp[3].Path = ch.Exp[3].Path[:0]
+	_, _, _, err = synth.Count(&Circuit{Params: p, Challenges: []Challenge{ch}})
+	require.ErrorContains(t, err, "challenge 0 parent 9: 2 rows and 0 path levels, want 2 and 1")
+	ch = blankChallenge(p)
+	ch.CommDPath = ch.CommDPath[:2]
+	_, _, _, err = synth.Count(&Circuit{Params: p, Challenges: []Challenge{ch}})
+	require.ErrorContains(t, err, "challenge 0: comm_d path of 2 levels, want 3")
+	ch = blankChallenge(p)
+	ch.DRG[1].Index = 8
+	_, _, _, err = synth.Count(&Circuit{Params: p, Challenges: []Challenge{ch}})
+	require.ErrorContains(t, err, "challenge 0 parent 1: node 8 out of 8")
+	_, err = PoRepParams(3 << 10)
+	require.ErrorContains(t, err, "no PoRep shape")
+}

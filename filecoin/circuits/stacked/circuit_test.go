@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk-go/cuzk/circuits/porep"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/synth/gadgets/merkle"
 	"github.com/cuzk-go/cuzk/synth/gadgets/poseidon"
@@ -201,4 +202,22 @@ func TestBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "challenge 0 parent 1: node 8 out of 8")
 	_, err = PoRepParams(3 << 10)
 	require.ErrorContains(t, err, "no PoRep shape")
+}
+
+// TestSameMatricesAsPoRepShaped: the PoRep-shaped workload of circuits/porep (written
+// separately, from an in-memory sector) at its tiny size — 2 layers, 8 nodes, tree 8-0-0, one
+// challenge — has exactly the matrices of this package's circuit of the same shape.
+func TestSameMatricesAsPoRepShaped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles two 1.2 M-constraint circuits")
+	}
+	cfg := porep.Small
+	cfg.Challenges, cfg.Partitions = 1, 1
+	s, err := porep.NewSector(cfg, [32]byte{7})
+	require.NoError(t, err)
+	want, err := synth.HashCircuit(s.Circuit(0))
+	require.NoError(t, err)
+	got, err := synth.HashCircuit(Blank(Params{Layers: 2, CommDDepth: 3, TreeRC: []int{8}, Challenges: 1}))
+	require.NoError(t, err)
+	require.Equal(t, want, got)
 }

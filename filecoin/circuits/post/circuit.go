@@ -68,14 +68,24 @@ func PublicInputs(sectors []Sector) []fr.Element {
 	return out
 }
 
-// hashFor returns the tree R node hash of a level of the given arity: Poseidon with
-// neptune's MerkleTree constants.
-func hashFor(arity int) (merkle.HashCircuit, error) {
-	p, err := poseidon.New(arity)
-	if err != nil {
-		return nil, err
+// treeHashes returns the tree R node hash for each arity in arities, Poseidon with neptune's
+// MerkleTree constants, looked up once rather than per level.
+func treeHashes(arities []int) (func(arity int) (merkle.HashCircuit, error), error) {
+	m := map[int]merkle.HashCircuit{}
+	for _, a := range arities {
+		p, err := poseidon.New(a)
+		if err != nil {
+			return nil, err
+		}
+		m[a] = merkle.PoseidonNodeCircuit(p)
 	}
-	return merkle.PoseidonNodeCircuit(p), nil
+	return func(arity int) (merkle.HashCircuit, error) {
+		h, ok := m[arity]
+		if !ok {
+			return nil, fmt.Errorf("post: no tree hash of arity %d", arity)
+		}
+		return h, nil
+	}, nil
 }
 
 // check validates the sectors against the parameters and returns the level arities.
@@ -126,6 +136,10 @@ func (c *Circuit) Synthesize(cs *synth.CS) error {
 	if err != nil {
 		return err
 	}
+	hashFor, err := treeHashes(arities)
+	if err != nil {
+		return err
+	}
 	var blank Sector
 	if c.blank {
 		blank = blankSector(c.Params, arities)
@@ -137,7 +151,7 @@ func (c *Circuit) Synthesize(cs *synth.CS) error {
 		}
 		sub.PushIndex("sector", i)
 		defer sub.Pop()
-		if err := synthesizeSector(sub, s, arities, hash2); err != nil {
+		if err := synthesizeSector(sub, s, arities, hash2, hashFor); err != nil {
 			return fmt.Errorf("sector %d: %w", i, err)
 		}
 		return nil
@@ -158,7 +172,7 @@ func blankSector(p Params, arities []int) Sector {
 }
 
 // synthesizeSector is `impl Circuit for &Sector`.
-func synthesizeSector(cs *synth.CS, s *Sector, arities []int, hash2 *poseidon.Params) error {
+func synthesizeSector(cs *synth.CS, s *Sector, arities []int, hash2 *poseidon.Params, hashFor func(int) (merkle.HashCircuit, error)) error {
 	cs.Push("comm_r_last")
 	commRLast := num.Alloc(cs, s.CommRLast)
 	cs.Pop()

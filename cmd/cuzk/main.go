@@ -37,6 +37,7 @@ func commands() []command {
 		{"verify", "verify a multi-partition proof against a .vk and public inputs", runVerify},
 		{"bench", "run the proving engine on jobs of a built-in circuit and report throughput and utilization", runBench},
 		{"timeline", "analyze a TIMELINE log", runTimeline},
+		{"circuit-hash", "print a circuit's counts and its bellpepper constraint-system hash", runCircuitHash},
 	}
 }
 

@@ -118,19 +118,42 @@ func (b Bit) AppendNegLC(lc synth.LC, coeff fr.Element) synth.LC {
 // LC returns the combination 1·b.
 func (b Bit) LC() synth.LC { return b.AppendLC(make(synth.LC, 0, 2), frOne) }
 
-// EnforceEqual enforces a = b. Two constants that differ make the circuit unsatisfiable: the
+// EnforceEqual enforces a = b as bellpepper's Boolean::enforce_equal: nothing for two equal
+// constants; 0·0 = 1 − x ("enforce equal to one") when one side is the constant 1 and x the
+// other; 0·0 = x ("enforce equal to zero") against the constant 0; 0·0 = a − b otherwise. Two
+// constants that differ make the circuit unsatisfiable (bellpepper returns Unsatisfiable): the
 // constraint 0·0 = 1 named "enforce equal" is emitted so that Check reports it.
 func EnforceEqual(cs *synth.CS, a, b Bit) {
-	if a.k == kConst && b.k == kConst && a.val == b.val {
+	if a.k == kConst && b.k == kConst {
+		if a.val != b.val {
+			cs.Enforce("enforce equal", nil, nil, record(cs, synth.V(synth.One)))
+		}
 		return
 	}
-	if cs.RecordsLC() {
-		c := a.AppendLC(nil, frOne)
-		c = b.AppendNegLC(c, frOne)
-		cs.Enforce("enforce equal", nil, nil, c)
-	} else {
-		cs.Enforce("enforce equal", nil, nil, nil)
+	switch {
+	case a.k == kConst && a.val, b.k == kConst && b.val:
+		x := a
+		if a.k == kConst {
+			x = b
+		}
+		cs.Enforce("enforce equal to one", nil, nil, record(cs, x.AppendNegLC(synth.V(synth.One), frOne)))
+	case a.k == kConst || b.k == kConst:
+		x := a
+		if a.k == kConst {
+			x = b
+		}
+		cs.Enforce("enforce equal to zero", nil, nil, record(cs, x.AppendLC(nil, frOne)))
+	default:
+		cs.Enforce("enforce equal", nil, nil, record(cs, b.AppendNegLC(a.AppendLC(nil, frOne), frOne)))
 	}
+}
+
+// record returns lc when cs records combinations and nil otherwise.
+func record(cs *synth.CS, lc synth.LC) synth.LC {
+	if cs.RecordsLC() {
+		return lc
+	}
+	return nil
 }
 
 // allocResult allocates the boolean result of a gadget (no booleanity constraint: the gadget's
@@ -165,7 +188,8 @@ func andVars(cs *synth.CS, a, b Bit) Bit {
 	return Bit{v: r, k: kIs, val: rv}
 }
 
-// Xor returns a ⊕ b: free when either is constant, otherwise one constraint "xor".
+// Xor returns a ⊕ b: free when either is constant, otherwise one constraint "xor"
+// (bellpepper Boolean::xor: (2x)·y = x + y − r over the variables, x the non-negated one).
 func Xor(cs *synth.CS, a, b Bit) Bit {
 	switch {
 	case a.k == kConst:
@@ -180,12 +204,14 @@ func Xor(cs *synth.CS, a, b Bit) Bit {
 		return a
 	case a.k == b.k: // Is/Is or Not/Not: (1−x)⊕(1−y) = x⊕y
 		return xorVars(cs, a.v, b.v, a.varVal(), b.varVal())
-	default: // one negated: ¬(x ⊕ y)
-		return xorVars(cs, a.v, b.v, a.varVal(), b.varVal()).Not()
+	case a.k == kNot: // one negated: ¬(x ⊕ y), the plain variable first as bellpepper
+		a, b = b, a
 	}
+	return xorVars(cs, a.v, b.v, a.varVal(), b.varVal()).Not()
 }
 
-// And returns a ∧ b: free when either is constant, otherwise one constraint "and".
+// And returns a ∧ b: free when either is constant, otherwise one constraint "and"
+// (bellpepper Boolean::and: and, and_not with the non-negated operand in A, or nor).
 func And(cs *synth.CS, a, b Bit) Bit {
 	switch {
 	case a.k == kConst:
@@ -198,6 +224,9 @@ func And(cs *synth.CS, a, b Bit) Bit {
 			return a
 		}
 		return Constant(false)
+	}
+	if a.k == kNot && b.k == kIs { // and_not(is, not): the plain variable first
+		a, b = b, a
 	}
 	return andVars(cs, a, b)
 }

@@ -7,7 +7,8 @@
 //     state[1] after the permutation;
 //   - x⁵ S-box; R_F = 8 full rounds (4 before, 4 after) and R_P partial rounds from the Poseidon
 //     paper's security inequalities at 128-bit security with neptune's margin (RF + 2,
-//     ⌈1.075·RP⌉): 55 for arity 2, 57 for arities 8 and 11 (neptune src/round_numbers.rs);
+//     ⌈1.075·RP⌉): 55 for arity 2, 56 for 4, 57 for 8 and 11, 60 for 36 (neptune
+//     src/round_numbers.rs);
 //   - round constants from the Grain LFSR of the Poseidon reference (hadeshash
 //     generate_parameters_grain.sage) with field = 1, sbox = 1, n = 255 bits, t, R_F, R_P:
 //     (R_F + R_P)·t elements, 255 bits each, read most significant first, rejected if ≥ r
@@ -20,8 +21,16 @@
 // A round adds the round constants to every element, applies the S-box (to every element in a
 // full round, to element 0 in a partial round) and multiplies by M (neptune's hash_correct).
 //
-// The circuit has neptune's src/circuit.rs constraint count, the one Filecoin's circuits use:
-// 3 constraints per S-box and 1 per S-box input that is not already a variable, plus 1 for the
-// result: 3·(t·R_F + R_P − 1) + (t·R_F + R_P − arity) — 311 for arity 2, 505 for arity 8, 598 for
-// arity 11.
+// The circuit (Params.HashCircuit) is neptune 11's legacy circuit, src/circuit.rs poseidon_hash,
+// the one Filecoin's circuits use, with neptune's preprocessed constants: round constants
+// compressed through the linear layers (src/preprocessing.rs), a pre-sparse matrix after the
+// last initial full round and one sparse matrix per partial round (src/mds.rs). State elements
+// are linear combinations until an S-box needs them allocated (1 constraint, lc·1 = v). The
+// first round's S-boxes on the allocated inputs cost 3 constraints ((x + c)², its square,
+// (x + c)·x⁴ = r − c'), the tag's is a constant, every other S-box costs 4, and the result 1:
+// 3·arity + 4·(t·(R_F − 1) + R_P) + 1 — 311 for arity 2, 377 for 4, 505 for 8, 598 for 11,
+// 1,385 for 36.
+//
+// HashMD and HashMDCircuit are Filecoin's Merkle–Damgård construction over the arity-36 hash
+// (filecoin-hashers hash_md).
 package poseidon

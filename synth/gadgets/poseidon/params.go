@@ -17,6 +17,8 @@ type Params struct {
 	RoundConstants []fr.Element
 	MDS            [][]fr.Element // Width × Width, symmetric
 	DomainTag      fr.Element     // 2^Arity − 1
+
+	opt *optimized // the preprocessed constants of the circuit
 }
 
 // roundNumbersSecure reports whether (rf, rp) satisfies the Poseidon paper's inequalities for
@@ -175,6 +177,11 @@ func New(arity int) (*Params, error) {
 		MDS:            mds(t),
 	}
 	p.DomainTag.SetUint64(1<<uint(arity) - 1)
+	opt, err := newOptimized(p)
+	if err != nil {
+		return nil, fmt.Errorf("poseidon: arity %d: %w", arity, err)
+	}
+	p.opt = opt
 	cache[arity] = p
 	return p, nil
 }

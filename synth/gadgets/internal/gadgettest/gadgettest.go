@@ -4,6 +4,8 @@ package gadgettest
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -81,4 +83,68 @@ func FlipAux(t testing.TB, c synth.Circuit, v synth.Variable) string {
 	one.SetOne()
 	x.Sub(&one, &asg.W[shape.NumInputs+v.Index()])
 	return TamperAux(t, c, v, x)
+}
+
+// RowTerm is one stored term of a compiled row: a column of w = inputs ‖ aux and its
+// coefficient.
+type RowTerm struct {
+	Col   int
+	Coeff fr.Element
+}
+
+// Row returns row r of m with the coefficients resolved, in column order.
+func Row(shape *synth.Shape, m *synth.Matrix, r int) []RowTerm {
+	var out []RowTerm
+	for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
+		out = append(out, RowTerm{Col: int(m.Cols[k]), Coeff: shape.Coeffs[m.Coeffs[k]]})
+	}
+	slices.SortFunc(out, func(x, y RowTerm) int { return x.Col - y.Col })
+	return out
+}
+
+// Expect returns lc as the terms a compiled row of it holds: variables as columns of shape,
+// repeated variables merged by adding their coefficients, in column order.
+func Expect(shape *synth.Shape, lc synth.LC) []RowTerm {
+	byCol := map[int]fr.Element{}
+	for _, t := range lc {
+		col := t.Var.Index()
+		if !t.Var.IsInput() {
+			col += shape.NumInputs
+		}
+		c := byCol[col]
+		c.Add(&c, &t.Coeff)
+		byCol[col] = c
+	}
+	var out []RowTerm
+	for col, c := range byCol {
+		out = append(out, RowTerm{Col: col, Coeff: c})
+	}
+	slices.SortFunc(out, func(x, y RowTerm) int { return x.Col - y.Col })
+	return out
+}
+
+// RequireRow fails t unless constraint r of shape is a·b = c term for term.
+func RequireRow(t testing.TB, shape *synth.Shape, r int, a, b, c synth.LC) {
+	t.Helper()
+	for i, m := range []*synth.Matrix{&shape.A, &shape.B, &shape.C} {
+		want := Expect(shape, []synth.LC{a, b, c}[i])
+		got := Row(shape, m, r)
+		if len(want) == 0 && len(got) == 0 {
+			continue
+		}
+		if !slices.EqualFunc(want, got, func(x, y RowTerm) bool { return x.Col == y.Col && x.Coeff.Equal(&y.Coeff) }) {
+			t.Fatalf("constraint %d, %c: got %s, want %s", r, "ABC"[i], fmtRow(got), fmtRow(want))
+		}
+	}
+}
+
+func fmtRow(row []RowTerm) string {
+	s := "["
+	for i, t := range row {
+		if i > 0 {
+			s += " + "
+		}
+		s += t.Coeff.String() + "·w" + strconv.Itoa(t.Col)
+	}
+	return s + "]"
 }

@@ -220,6 +220,13 @@ func TestCancelQueuedAndRunning(t *testing.T) {
 	if st := h.d.Status(); st.Cancelled != 2 || st.Completed != 1 {
 		t.Fatalf("status %+v", st)
 	}
+	text, _ := h.d.MetricsText()
+	for _, want := range []string{`cuzk_queue_depth{proof_kind="porep_c2"} 0`, `cuzk_jobs_in_flight{proof_kind="porep_c2"} 0`,
+		`cuzk_proofs_cancelled_total{proof_kind="porep_c2"} 2`, `cuzk_proofs_completed_total{proof_kind="porep_c2"} 1`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 }
 
 func TestStatusQueuesAndGPUs(t *testing.T) {
@@ -490,12 +497,10 @@ func TestGracefulShutdown(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // let the awaits reach the server
 	h.stop()
 	waitFor(t, "shutdown started", func() bool { return h.pending() == 0 })
-	if _, err := h.d.Submit(&Request{}); !errors.Is(err, ErrInvalidRequest) {
-		t.Fatalf("submit during shutdown: %v", err) // checked before the closing state
-	}
-	r, _ := RequestFromProto(winningReq("late"))
-	if _, err := h.d.Submit(r); !errors.Is(err, ErrShuttingDown) {
-		t.Fatalf("submit during shutdown: %v, want ErrShuttingDown", err)
+	_, err := h.client.SubmitProof(ctx, winningReq("late"))
+	wantCode(t, err, codes.Unavailable)
+	if _, err := h.client.GetStatus(ctx, &cuzkv1.GetStatusRequest{}); err != nil {
+		t.Fatalf("status while draining: %v", err)
 	}
 	close(f.Gate) // the running job finishes within the deadline
 

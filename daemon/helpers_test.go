@@ -27,7 +27,7 @@ type harness struct {
 	served chan error
 }
 
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	if testing.Verbose() {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -35,7 +35,7 @@ func testLogger(t *testing.T) *slog.Logger {
 }
 
 // start serves b on 127.0.0.1 (or on cfg.Listen when set) and connects a client.
-func start(t *testing.T, b Backend, cfg ServerConfig, opts ...Option) *harness {
+func start(t testing.TB, b Backend, cfg ServerConfig, opts ...Option) *harness {
 	t.Helper()
 	d, err := New(b, append([]Option{WithLogger(testLogger(t))}, opts...)...)
 	if err != nil {
@@ -72,7 +72,7 @@ func start(t *testing.T, b Backend, cfg ServerConfig, opts ...Option) *harness {
 }
 
 // shutdown stops the server (once) and returns Serve's result.
-func (h *harness) shutdown(t *testing.T) error {
+func (h *harness) shutdown(t testing.TB) error {
 	h.stop()
 	select {
 	case err, ok := <-h.served:

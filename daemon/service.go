@@ -33,7 +33,7 @@ var _ cuzkv1.ProvingEngineServer = (*Service)(nil)
 func (s *Service) SubmitProof(_ context.Context, in *cuzkv1.SubmitProofRequest) (*cuzkv1.SubmitProofResponse, error) {
 	req, err := RequestFromProto(in)
 	if err != nil {
-		return nil, s.fail("SubmitProof", err)
+		return nil, s.refuse("SubmitProof", err)
 	}
 	t, err := s.d.Submit(req)
 	if err != nil {
@@ -77,7 +77,7 @@ func (s *Service) Prove(ctx context.Context, in *cuzkv1.ProveRequest) (*cuzkv1.P
 	}
 	req, err := RequestFromProto(in.GetSubmit())
 	if err != nil {
-		return nil, s.fail("Prove", err)
+		return nil, s.refuse("Prove", err)
 	}
 	t, err := s.d.Submit(req)
 	if err != nil {
@@ -173,10 +173,13 @@ func (s *Service) EvictSRS(ctx context.Context, in *cuzkv1.EvictSrsRequest) (*cu
 // fail logs a refused call and returns its gRPC error.
 func (s *Service) fail(method string, err error) error {
 	s.log.Warn("request refused", "method", method, "err", err)
-	if errors.Is(err, ErrInvalidRequest) {
-		s.d.metrics.rejected.WithLabelValues(rejectReason(err)).Inc()
-	}
 	return grpcError(err)
+}
+
+// refuse is fail for a proof request, which is also counted in cuzk_requests_rejected_total.
+func (s *Service) refuse(method string, err error) error {
+	s.d.metrics.rejected.WithLabelValues(rejectReason(err)).Inc()
+	return s.fail(method, err)
 }
 
 // RequestFromProto converts a cuzk.v1 SubmitProofRequest into a Request, unwrapping the PoRep

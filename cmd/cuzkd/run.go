@@ -84,11 +84,17 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	go preload(ctx, backend, cfg.SRS.Preload, log)
-	return srv.Serve(ctx)
+	err = srv.Serve(ctx)
+	if c, ok := backend.(io.Closer); ok {
+		if cerr := c.Close(); cerr != nil {
+			log.Error("close backend", "err", cerr)
+		}
+	}
+	return err
 }
 
 // newBackend chooses the prover. This build has none but the fake one; the engine backend is
-// to be added here.
+// to be added here. A backend that is an io.Closer is closed after the daemon has shut down.
 func newBackend(_ daemon.Config, fake bool, log *slog.Logger) daemon.Backend {
 	if fake {
 		log.Warn("proving with the FAKE backend: results are hash bytes, not valid proofs")

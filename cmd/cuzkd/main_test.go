@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cuzk-go/cuzk/daemon"
+)
+
+// syncBuffer is a bytes.Buffer safe for the daemon's log writes and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRunStatusAndShutdown starts cuzkd on a Unix socket with the fake backend, queries it with
+// "cuzkd status" and stops it by cancelling the context, as SIGTERM does.
+func TestRunStatusAndShutdown(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "cuzk.sock")
+	cfg := filepath.Join(dir, "cuzk.toml")
+	os.WriteFile(cfg, []byte("[daemon]\nlisten = \"unix://"+sock+"\"\n\n[srs]\npreload = [\"winning-2k\"]\n\n[logging]\nformat = \"json\"\n"), 0o644)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"--config", cfg, "--fake-backend"}, &logs, &logs) }()
+
+	var out bytes.Buffer
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		out.Reset()
+		err := run(context.Background(), []string{"status", "--addr", "unix://" + sock, "--timeout", "200ms"}, &out, &out)
+		if err == nil && strings.Contains(out.String(), "winning-2k") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status: %v\n%s\nlogs:\n%s", err, out.String(), logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, want := range []string{"cuzkd at unix://" + sock, "winning-post", "porep-c2", "fake", "hot"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("status output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"status", "--addr", "unix://" + sock, "--metrics"}, &out, &out); err != nil ||
+		!strings.Contains(out.String(), "cuzk_queue_depth") {
+		t.Fatalf("status --metrics: %v\n%s", err, out.String())
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("daemon did not stop")
+	}
+	for _, want := range []string{`"msg":"proving with the FAKE backend`, `"msg":"preloaded","circuit":"winning-2k"`, `"msg":"daemon stopped"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("logs lack %s:\n%s", want, logs.String())
+		}
+	}
+}
+
+func TestConfigErrorsStopTheStart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cuzk.toml")
+	os.WriteFile(cfg, []byte("[daemon]\nlisten = \"127.0.0.1:0\"\n[pipeline]\nenabled = true\nturbo = true\n"), 0o644)
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"--config", cfg}, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), cfg+`:5: unknown key "pipeline.turbo"`) {
+		t.Fatalf("got %v", err)
+	}
+	err = run(context.Background(), []string{"--config", filepath.Join(dir, "missing.toml")}, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "missing.toml") {
+		t.Fatalf("missing explicit config: %v", err)
+	}
+	err = run(context.Background(), []string{"--config", os.DevNull, "--listen", "9820"}, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "daemon.listen") {
+		t.Fatalf("bad --listen: %v", err)
+	}
+	if err := run(context.Background(), []string{"frobnicate"}, &out, &out); err == nil {
+		t.Fatal("unknown command accepted")
+	}
+}
+
+// TestCheckConfigRoundTrips: the printed effective configuration parses back to the same.
+func TestCheckConfigRoundTrips(t *testing.T) {
+	var out, errs bytes.Buffer
+	if err := run(context.Background(), []string{"check-config", "--config", filepath.Join("..", "..", "daemon", "testdata", "full.toml")}, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errs.String(), "memory.pinned_budget is deprecated") {
+		t.Errorf("no deprecation warning: %q", errs.String())
+	}
+	back, err := daemon.ParseConfig(out.Bytes(), "printed")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	orig, _ := daemon.LoadConfig(filepath.Join("..", "..", "daemon", "testdata", "full.toml"))
+	if a, b := strings.TrimSpace(mustTOML(t, back)), strings.TrimSpace(mustTOML(t, orig)); a != b {
+		t.Fatalf("round trip differs:\n%s\n---\n%s", a, b)
+	}
+}
+
+func mustTOML(t *testing.T, c daemon.Config) string {
+	var out bytes.Buffer
+	if err := printConfig(&out, c); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}

@@ -6,16 +6,47 @@
 // the copy engine moves the previous one, so the rate is bounded by the host's
 // memory bandwidth and the link instead.
 #include <algorithm>
+#include <mutex>
 #include <thread>
 #include <vector>
 
-#include "common.cuh"
+#include "ops.cuh"
+
+// CUZK_STAGE_CHUNK_MIB is the size of one pinned chunk in MiB. An upload holds
+// two, one filled while the copy engine drains the other; 64 MiB is ≈ 3 ms of
+// the link, long enough to hide a chunk's synchronization and short enough
+// that the first chunk's fill, which nothing overlaps, stays small.
+#ifndef CUZK_STAGE_CHUNK_MIB
+#define CUZK_STAGE_CHUNK_MIB 64
+#endif
+#if CUZK_STAGE_CHUNK_MIB < 1 || CUZK_STAGE_CHUNK_MIB > 1024
+#error "CUZK_STAGE_CHUNK_MIB must be in [1, 1024]"
+#endif
+
+// CUZK_STAGE_THREADS is the most threads (the caller included) that fill one
+// chunk: 8 reached 31 GB/s on a 32-core host, about the link's rate.
+#ifndef CUZK_STAGE_THREADS
+#define CUZK_STAGE_THREADS 8
+#endif
+#if CUZK_STAGE_THREADS < 1 || CUZK_STAGE_THREADS > 64
+#error "CUZK_STAGE_THREADS must be in [1, 64]"
+#endif
 
 namespace cuzk {
 
-constexpr size_t STAGE_CHUNK = 64ull << 20;      // bytes per pinned chunk
-constexpr size_t STAGE_MIN = 16ull << 20;        // smaller copies take the driver's path
-constexpr size_t STAGE_THREAD_MIN = 4ull << 20;  // bytes per filling thread, at least
+constexpr size_t STAGE_CHUNK = (size_t)CUZK_STAGE_CHUNK_MIB << 20;  // bytes per pinned chunk
+constexpr size_t STAGE_MIN = 16ull << 20;        // bytes: smaller copies take the driver's path
+constexpr size_t STAGE_THREAD_MIN = 4ull << 20;  // bytes per filling thread, at least: less is not worth a hand-off
+// STAGE_CORES_PER_THREAD: one filling thread per this many host cores, so
+// that an upload leaves most cores to the caller's other work (synthesis).
+constexpr unsigned STAGE_CORES_PER_THREAD = 4;
+
+// stage_threads is the number of threads that fill one chunk on this host.
+static unsigned stage_threads() {
+  static const unsigned t =
+      std::max(1u, std::min((unsigned)CUZK_STAGE_THREADS, std::thread::hardware_concurrency() / STAGE_CORES_PER_THREAD));
+  return t;
+}
 
 // The pool keeps freed chunks for the next upload: two per upload in flight.
 static std::mutex g_stage_mu;
@@ -87,7 +118,7 @@ void upload_pageable(void* dst, const void* src, size_t bytes, cudaStream_t s) {
   };
   try {
     for (int b = 0; b < 2; b++) CUZK_CUDA(cudaEventCreateWithFlags(&done[b], cudaEventDisableTiming));
-    const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 4));
+    const unsigned threads = stage_threads();
     bool used[2] = {false, false};
     size_t i = 0;
     for (size_t off = 0; off < bytes; off += STAGE_CHUNK, i++) {

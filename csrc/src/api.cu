@@ -228,9 +228,11 @@ cuzk_error_t cuzk_msm_device(cuzk_bases_t* b, cuzk_fr_buf_t* sc, uint64_t off, u
   });
 }
 
+#ifdef CUZK_TEST_KERNELS
 cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void* a, const void* b, void* out,
                               uint64_t n) {
   return guard("debug field", [&] { debug_field(dev, field, op, a, b, out, n); });
 }
+#endif
 
 }  // extern "C"

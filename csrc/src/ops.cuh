@@ -55,7 +55,9 @@ void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_
 // staging.cu: copies bytes from pageable host memory to the device and waits for the copy.
 void upload_pageable(void* dst, const void* src, size_t bytes, cudaStream_t s);
 
+#ifdef CUZK_TEST_KERNELS
 // test_kernels.cu: out[i] = a[i] op b[i] for the field and op numbers of cuzk_debug_field.
 void debug_field(int dev, int field, int op, const void* a, const void* b, void* out, uint64_t n);
+#endif
 
 }  // namespace cuzk

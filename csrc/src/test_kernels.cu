@@ -1,5 +1,10 @@
 // Test kernels: element-wise field operations on the device, compared by the
-// gpu package's tests with gnark-crypto.
+// gpu package's tests with gnark-crypto. Built only with `make TEST_KERNELS=1`
+// (which defines CUZK_TEST_KERNELS); the production library does not contain
+// them.
+#ifndef CUZK_TEST_KERNELS
+#error "test_kernels.cu is built only with make TEST_KERNELS=1 (-DCUZK_TEST_KERNELS)"
+#endif
 #include <type_traits>
 
 #include "ops.cuh"

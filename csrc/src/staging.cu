@@ -52,7 +52,7 @@ static unsigned stage_threads() {
   return t;
 }
 
-namespace {  // internal linkage: none of the pool's code is exported
+namespace {
 
 // fill_pool_t copies the parts of fill jobs with worker threads that persist
 // from the first job to the pool's destruction, together with each job's

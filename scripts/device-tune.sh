@@ -6,7 +6,9 @@
 #   (build machine)  CGO_ENABLED=1 go test -c -o .gpu/gpu.test ./gpu
 #   (GPU machine)    BENCH='NTT/2\^27/fwd' scripts/device-tune.sh "" "-DCUZK_NTT_BLOCKS=2"
 #
-# Each argument is one variant's extra nvcc flags ("" is the default build). Environment:
+# Each argument is one variant's extra nvcc flags ("" is the default build), for example a
+# tunable of csrc/src/*.cuh or csrc/src/staging.cu; every variant is a production build
+# (TEST_KERNELS=0: benchmarks only, no test entry point). Environment:
 # OUT (log folder, default /tmp/cuzk-device), BENCH (benchmark regexp, required),
 # BENCHTIME (default 5x), CUZK_ARCH (default sm_90).
 set -uo pipefail
@@ -20,7 +22,7 @@ mkdir -p "$OUT"
 # Build every variant in parallel, each in its own folder.
 i=0
 for flags in "$@"; do
-  make -C "$ROOT/csrc" -j4 BUILD="$OUT/build$i" ARCH="$ARCH" EXTRA="$flags" >"$OUT/build$i.log" 2>&1 &
+  make -C "$ROOT/csrc" -j4 TEST_KERNELS=0 BUILD="$OUT/build$i" ARCH="$ARCH" EXTRA="$flags" >"$OUT/build$i.log" 2>&1 &
   i=$((i + 1))
 done
 wait

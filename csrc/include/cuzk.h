@@ -19,6 +19,9 @@
  *    keeps none of them after it returns.
  *  - Every call selects its device itself; calls on different buffers may
  *    run concurrently from several threads (each call uses its own stream).
+ *  - Every function declared here is exported by every build, except
+ *    cuzk_debug_field, which only the test build (make TEST_KERNELS=1)
+ *    exports.
  */
 #ifndef CUZK_H
 #define CUZK_H
@@ -123,7 +126,9 @@ CUZK_API cuzk_error_t cuzk_msm_device(cuzk_bases_t *b, cuzk_fr_buf_t *scalars, u
 
 /* Test entry point: out[i] = a[i] op b[i] on the device for field
  * 0 = Fr, 1 = Fp, 2 = Fp2 and op 0 = mul, 1 = add, 2 = sub, 3 = sqr(a),
- * 4 = neg(a), 5 = inverse(a). */
+ * 4 = neg(a), 5 = inverse(a). Exported only by the test build of the library
+ * (make TEST_KERNELS=1); the production build does not define it, so a loader
+ * resolves it as optional. */
 CUZK_API cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void *a, const void *b, void *out, uint64_t n);
 
 #ifdef __cplusplus

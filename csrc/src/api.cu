@@ -1,39 +1,17 @@
-// Exported C ABI of libcuzk.so (see include/cuzk.h). Every entry point
-// catches all exceptions and returns them as cuzk_error_t.
+// The exported C ABI of libcuzk.so (include/cuzk.h) and nothing else: each
+// entry point checks what it can, selects its device and calls the operation
+// in ops.cuh inside guard, which turns every C++ exception into the
+// cuzk_error_t it returns.
 #include <cstdlib>
+#include <cstring>
+#include <new>
 
-#include "common.cuh"
+#include "curve.cuh"
+#include "ops.cuh"
 
 namespace cuzk {
 
-static std::mutex g_ctx_mu;
-static std::unique_ptr<device_ctx> g_ctx[64];
-
-void set_device(int dev) {
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) throw_cuda(e, "cudaGetDeviceCount", __FILE__, __LINE__);
-  if (dev < 0 || dev >= count || dev >= 64)
-    throw error(CUZK_ERR_INVALID, "device index " + std::to_string(dev) + " out of range [0, " +
-                                      std::to_string(count) + ")");
-  CUZK_CUDA(cudaSetDevice(dev));
-}
-
-device_ctx& ctx_for(int dev) {
-  std::lock_guard<std::mutex> g(g_ctx_mu);
-  if (!g_ctx[dev]) {
-    g_ctx[dev].reset(new device_ctx());
-    g_ctx[dev]->dev = dev;
-    // keep freed stream-ordered allocations cached for reuse
-    cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
-      uint64_t thr = UINT64_MAX;
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
-    }
-  }
-  return *g_ctx[dev];
-}
-
+// dup returns a malloc'd copy of s (NULL when out of memory), which the caller frees with cuzk_error_free.
 static char* dup(const char* s) {
   size_t n = strlen(s);
   char* p = (char*)malloc(n + 1);
@@ -41,6 +19,7 @@ static char* dup(const char* s) {
   return p;
 }
 
+// guard runs fn and returns CUZK_OK, or the code and "op: message" of the exception fn threw.
 template <class Fn>
 static cuzk_error_t guard(const char* op, Fn&& fn) {
   try {
@@ -59,58 +38,6 @@ static cuzk_error_t guard(const char* op, Fn&& fn) {
     std::string m = std::string(op) + ": unknown exception";
     return cuzk_error_t{CUZK_ERR_INTERNAL, dup(m.c_str())};
   }
-}
-
-// ---- debug field kernel ----------------------------------------------------
-template <class F>
-__device__ F field_op(int op, const F& a, const F& b) {
-  switch (op) {
-    case 0: return a * b;
-    case 1: return a + b;
-    case 2: return a - b;
-    case 3: return a.sqr();
-    case 4: return a.neg();
-    default: return a;
-  }
-}
-template <class F>
-__global__ void debug_field_kernel(int op, const F* a, const F* b, F* out, uint64_t n) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  out[i] = field_op<F>(op, a[i], b[i]);
-}
-__global__ void debug_inv_fr(const fr_t* a, fr_t* out, uint64_t n) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = a[i].inverse();
-}
-__global__ void debug_inv_fp(const fp_t* a, fp_t* out, uint64_t n) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = a[i].inverse();
-}
-
-template <class F>
-static void debug_field_run(int op, const void* a, const void* b, void* out, uint64_t n, cudaStream_t s) {
-  dbuf_t<F> da(n, s), db(n, s), dout(n, s);
-  CUZK_CUDA(cudaMemcpyAsync(da.p, a, n * sizeof(F), cudaMemcpyHostToDevice, s));
-  CUZK_CUDA(cudaMemcpyAsync(db.p, b, n * sizeof(F), cudaMemcpyHostToDevice, s));
-  unsigned bs = 128, g = (unsigned)((n + bs - 1) / bs);
-  if (op == 5) {
-    if constexpr (std::is_same<F, fr_t>::value) debug_inv_fr<<<g, bs, 0, s>>>(da, dout, n);
-    else if constexpr (std::is_same<F, fp_t>::value) debug_inv_fp<<<g, bs, 0, s>>>(da, dout, n);
-    else throw error(CUZK_ERR_INVALID, "inverse not available for Fp2");
-  } else {
-    debug_field_kernel<F><<<g, bs, 0, s>>>(op, da, db, dout, n);
-  }
-  CUZK_LAUNCHED();
-  CUZK_CUDA(cudaMemcpyAsync(out, dout.p, n * sizeof(F), cudaMemcpyDeviceToHost, s));
-  CUZK_CUDA(cudaStreamSynchronize(s));
-}
-
-void check_range(const cuzk_fr_buf_t* b, uint64_t off, uint64_t n) {
-  require(b != nullptr, "buffer is NULL");
-  require(off <= b->n && n <= b->n - off,
-          "range [" + std::to_string(off) + ", " + std::to_string(off + n) + ") exceeds buffer of " +
-              std::to_string(b->n) + " elements");
 }
 
 }  // namespace cuzk
@@ -249,7 +176,7 @@ cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void* points, u
   return guard("upload bases", [&] {
     require(out != nullptr, "out is NULL");
     require(group == 1 || group == 2, "group must be 1 or 2, got " + std::to_string(group));
-    require(n > 0 && n <= (1ull << 31) - 1, "number of bases must be in [1, 2^31), got " + std::to_string(n));
+    require(n > 0 && n <= MAX_BASES, "number of bases must be in [1, 2^31), got " + std::to_string(n));
     require(points != nullptr, "points is NULL");
     set_device(dev);
     size_t sz = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
@@ -301,21 +228,11 @@ cuzk_error_t cuzk_msm_device(cuzk_bases_t* b, cuzk_fr_buf_t* sc, uint64_t off, u
   });
 }
 
+#ifdef CUZK_TEST_KERNELS
 cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void* a, const void* b, void* out,
                               uint64_t n) {
-  return guard("debug field", [&] {
-    require(a && b && out, "NULL argument");
-    require(op >= 0 && op <= 5, "op must be in [0, 5]");
-    set_device(dev);
-    stream_t s;
-    if (n == 0) return;
-    switch (field) {
-      case 0: debug_field_run<fr_t>(op, a, b, out, n, s); break;
-      case 1: debug_field_run<fp_t>(op, a, b, out, n, s); break;
-      case 2: debug_field_run<fp2_t>(op, a, b, out, n, s); break;
-      default: throw error(CUZK_ERR_INVALID, "field must be 0 (Fr), 1 (Fp) or 2 (Fp2)");
-    }
-  });
+  return guard("debug field", [&] { debug_field(dev, field, op, a, b, out, n); });
 }
+#endif
 
 }  // extern "C"

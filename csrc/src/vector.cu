@@ -1,11 +1,28 @@
-// Kernels of the Groth16 prover that are not NTT or MSM: zeroing a scalar range, the
-// pointwise step of the quotient h = (a·b − c)/Z on the coset, and compaction of the
-// assignment by a density bitmap (the A and B queries' scalars).
+// Element-wise operations on scalar buffers, the Groth16 prover's steps that are
+// neither NTT nor MSM: zeroing a range, the pointwise step of the quotient
+// h = (a·b − c)/Z on the coset, and compaction of the assignment by a density
+// bitmap (the A and B queries' scalars).
 #include <cub/cub.cuh>
 
-#include "common.cuh"
+#include <algorithm>
+#include <vector>
+
+#include "ops.cuh"
 
 namespace cuzk {
+
+// VECTOR_THREADS is the block size of the kernels here: one element (or one
+// mask word) per thread.
+constexpr unsigned VECTOR_THREADS = 256;
+
+// VECTOR_MAX_BLOCKS caps the grid of h_pointwise, a grid-stride loop: 2^20
+// blocks of 256 threads are 2^28 threads, one element each up to the largest
+// NTT domain (2^28), and the grid stays below CUDA's 2^31 − 1 blocks for any n.
+constexpr uint64_t VECTOR_MAX_BLOCKS = 1u << 20;
+
+// COMPACT_MAX_N bounds fr_compact's n to below 2^32: the per-word start
+// offsets of the output are 32-bit.
+constexpr uint64_t COMPACT_MAX_N = 1ull << 32;
 
 // h_pointwise sets a[i] = (a[i]·b[i] − c[i])·z_inv for i < n.
 __global__ void h_pointwise(fr_t* __restrict__ a, const fr_t* __restrict__ b, const fr_t* __restrict__ c,
@@ -16,12 +33,14 @@ __global__ void h_pointwise(fr_t* __restrict__ a, const fr_t* __restrict__ b, co
   }
 }
 
+// check_buf refuses a NULL buffer or one of fewer than n elements.
 static void check_buf(const cuzk_fr_buf_t* b, uint64_t n, const char* name) {
   require(b != nullptr, std::string(name) + " is NULL");
   require(n <= b->n, std::string(name) + ": " + std::to_string(n) + " elements exceed the buffer of " +
                          std::to_string(b->n));
 }
 
+// fr_zero sets buf[off : off+n] to 0.
 void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n) {
   check_range(buf, off, n);
   set_device(buf->dev);
@@ -42,18 +61,21 @@ __global__ void compact_gather(const fr_t* __restrict__ src, const uint64_t* __r
   dst[starts[i >> 6] + __popcll(word & ((1ull << bit) - 1))] = src[i];
 }
 
+// mask_popcounts sets counts[w] to the number of bits set in mask word w.
 __global__ void mask_popcounts(const uint64_t* __restrict__ mask, uint64_t words, uint32_t* __restrict__ counts) {
   uint64_t w = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (w < words) counts[w] = __popcll(mask[w]);
 }
 
+// fr_compact copies the src elements marked in mask to dst in order and returns their count
+// (cuzk_fr_compact).
 uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* src, uint64_t src_off, uint64_t n,
                     const uint64_t* mask) {
   require(dst != nullptr && src != nullptr, "dst or src is NULL");
   require(dst != src, "dst and src must be distinct buffers");
   require(dst->dev == src->dev, "dst and src must be on one device");
   require(mask != nullptr || n == 0, "mask is NULL");
-  require(n < (1ull << 32), "compact: n must be below 2^32, got " + std::to_string(n));
+  require(n < COMPACT_MAX_N, "compact: n must be below 2^32, got " + std::to_string(n));
   check_range(src, src_off, n);
   const uint64_t words = (n + 63) / 64;
   std::vector<uint64_t> m(mask, mask + words);
@@ -67,7 +89,7 @@ uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* s
   dbuf_t<uint64_t> dmask(words, s);
   dbuf_t<uint32_t> counts(words, s), starts(words, s);
   CUZK_CUDA(cudaMemcpyAsync(dmask.p, m.data(), words * sizeof(uint64_t), cudaMemcpyHostToDevice, s));
-  const unsigned block = 256;
+  const unsigned block = VECTOR_THREADS;
   mask_popcounts<<<(unsigned)((words + block - 1) / block), block, 0, s>>>(dmask.p, words, counts.p);
   CUZK_LAUNCHED();
   size_t temp_bytes = 0;
@@ -81,6 +103,7 @@ uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* s
   return count;
 }
 
+// fr_h_pointwise sets a[i] = (a[i]·b[i] − c[i])·z_inv for i < n (cuzk_fr_h_pointwise).
 void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n,
                     const void* z_inv) {
   check_buf(a, n, "a");
@@ -92,9 +115,9 @@ void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_
   fr_t z;
   memcpy(&z, z_inv, sizeof z);
   stream_t s;
-  const unsigned block = 256;
+  const unsigned block = VECTOR_THREADS;
   const uint64_t blocks = (n + block - 1) / block;
-  h_pointwise<<<(unsigned)std::min<uint64_t>(blocks, 1u << 20), block, 0, s>>>(a->p, b->p, c->p, n, z);
+  h_pointwise<<<(unsigned)std::min<uint64_t>(blocks, VECTOR_MAX_BLOCKS), block, 0, s>>>(a->p, b->p, c->p, n, z);
   CUZK_LAUNCHED();
   s.sync();
 }

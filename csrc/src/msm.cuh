@@ -1,0 +1,615 @@
+// Multi-scalar multiplication Σ s_i·P_i on G1 and G2 (Pippenger).
+//
+// msm_t<F>::invoke runs these steps, one method each, all on the device except
+// the final window combination:
+//  1. classify: every scalar is classified as 0, 1 (Montgomery one) or other;
+//  2. sum_ones: the points with scalar 1 are compacted and summed (XYZZ, mixed
+//     adds, then a tree of XYZZ additions) — Filecoin witnesses are mostly bits;
+//  3. digits: the other scalars are converted out of Montgomery form and cut
+//     into signed c-bit digits d ∈ [−2^(c−1), 2^(c−1)]; each nonzero digit gives
+//     a (key = window·2^(c−1) + |d|−1, value = point index | sign<<31) pair;
+//  4. sort, accumulate: pairs are radix-sorted by key (CUB), runs of equal keys
+//     are summed into buckets by fixed-length chunks (load-balanced whatever
+//     the distribution), partial sums reduced again until runs are short, then
+//     each run is summed whole into its bucket;
+//  5. reduce, collect: each window's Σ_b (b+1)·B_b is computed by segments
+//     (running sums) and a tree, and the host combines windows by Horner's rule
+//     and adds step 2.
+// Steps 3 and 4 run once per batch of windows whose pairs fit in
+// 2^CUZK_MSM_BATCH_LOG2.
+//
+// This header holds the tunables, the kernels and msm_t; msm.cu is the one
+// translation unit that includes it.
+#pragma once
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <vector>
+
+#include "curve.cuh"
+#include "ops.cuh"
+
+// CUZK_MSM_THREADS is the block size of the point kernels (those that add
+// points). At 128 a block stays within an SM's 65536 registers even at the
+// 255-register maximum per thread, and the blocks-per-SM targets below set
+// the register cap in steps of 128 threads.
+#ifndef CUZK_MSM_THREADS
+#define CUZK_MSM_THREADS 128
+#endif
+#if CUZK_MSM_THREADS < 32 || CUZK_MSM_THREADS > 1024 || CUZK_MSM_THREADS % 32 != 0
+#error "CUZK_MSM_THREADS must be a multiple of 32 in [32, 1024]"
+#endif
+
+// CUZK_G1_BLOCKS and CUZK_G2_BLOCKS are the blocks per SM each point kernel
+// must fit, which caps its registers at 65536 / (CUZK_MSM_THREADS·blocks).
+// G1 fits 4 at its natural ≈ 122 registers; G2 (≈ 220 natural) at 2 was
+// measured faster than 3 or 4, whose spills cost more than the extra warps
+// bring (docs/gpu-kernels.md).
+#ifndef CUZK_G1_BLOCKS
+#define CUZK_G1_BLOCKS 4
+#endif
+#if CUZK_G1_BLOCKS < 1 || CUZK_G1_BLOCKS * CUZK_MSM_THREADS > 2048
+#error "CUZK_G1_BLOCKS must be at least 1 and CUZK_G1_BLOCKS·CUZK_MSM_THREADS at most 2048 (threads per SM)"
+#endif
+#ifndef CUZK_G2_BLOCKS
+#define CUZK_G2_BLOCKS 2
+#endif
+#if CUZK_G2_BLOCKS < 1 || CUZK_G2_BLOCKS * CUZK_MSM_THREADS > 2048
+#error "CUZK_G2_BLOCKS must be at least 1 and CUZK_G2_BLOCKS·CUZK_MSM_THREADS at most 2048 (threads per SM)"
+#endif
+
+// CUZK_MSM_BATCH_LOG2 bounds the (key, value) pairs of one batch of windows
+// (steps 3 and 4) to 2^CUZK_MSM_BATCH_LOG2: 16 bytes a pair with the sort's
+// double buffers, 16 GiB at the default 30. A batch holds at least one window,
+// so a window of more nonzero digits than the bound is still one batch; CUB
+// counts pairs in an int, which MAX_BASES < 2^31 keeps in range.
+#ifndef CUZK_MSM_BATCH_LOG2
+#define CUZK_MSM_BATCH_LOG2 30
+#endif
+#if CUZK_MSM_BATCH_LOG2 < 16 || CUZK_MSM_BATCH_LOG2 > 30
+#error "CUZK_MSM_BATCH_LOG2 must be in [16, 30]"
+#endif
+
+// CUZK_MSM_MAX_C is the widest window the cost model may choose (bits): the
+// buckets take W·2^(c−1) XYZZ points (at c = 20: 13·2^19, 1.2 GiB for G1) and
+// keys (c − 1) + ⌈log2(W + 1)⌉ ≤ 32 bits.
+#ifndef CUZK_MSM_MAX_C
+#define CUZK_MSM_MAX_C 20
+#endif
+#if CUZK_MSM_MAX_C < 4 || CUZK_MSM_MAX_C > 24
+#error "CUZK_MSM_MAX_C must be in [4, 24]"
+#endif
+
+namespace cuzk {
+
+constexpr uint32_t SENTINEL = 0xffffffffu;  // the key of a zero digit: sorts after every bucket's key
+
+constexpr int MSM_THREADS = CUZK_MSM_THREADS;
+template <class F>
+struct msm_blocks {
+  static constexpr int value = CUZK_G1_BLOCKS;
+};
+template <>
+struct msm_blocks<fp2_t> {
+  static constexpr int value = CUZK_G2_BLOCKS;
+};
+#define MSM_BOUNDS(F) __launch_bounds__(MSM_THREADS, msm_blocks<F>::value)
+
+// ---- loading points ---------------------------------------------------------
+// load_affine reads point v & (2^31 − 1), negated when bit 31 of v is set.
+template <class F>
+__device__ __forceinline__ affine_t<F> load_affine(const affine_t<F>* p, uint32_t v) {
+  affine_t<F> a = p[v & 0x7fffffffu];
+  if (v >> 31) a.y = a.y.neg();
+  return a;
+}
+
+// ---- steps 1 and 2: classification and the sum of the points with scalar 1 --
+// msm_classify sets flags[i] to 0 for the scalar 0, 1 for Montgomery one, 2 otherwise.
+__global__ void msm_classify(const fr_t* __restrict__ s, uint8_t* __restrict__ flags, uint64_t n) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  fr_t x = s[i];
+  uint8_t f = 2;
+  if (x.is_zero())
+    f = 0;
+  else if (x == fr_t::one())
+    f = 1;
+  flags[i] = f;
+}
+
+// flag_is selects the indices whose flag is want (a CUB select predicate).
+struct flag_is {
+  const uint8_t* flags;
+  uint8_t want;
+  __host__ __device__ bool operator()(const uint32_t& i) const { return flags[i] == want; }
+};
+
+// msm_sum_idx: out[t] = Σ P[idx[j]] for j in [tL, tL+L) ∩ [0, m).
+template <class F>
+__global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, const uint32_t* __restrict__ idx, uint64_t m,
+                            uint32_t L, xyzz_t<F>* __restrict__ out, uint64_t nt) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  xyzz_t<F> acc = xyzz_t<F>::inf();
+  uint64_t end = min(m, (t + 1) * L);
+  for (uint64_t j = t * L; j < end; j++) acc.add_affine(P[idx[j]]);
+  out[t] = acc;
+}
+
+// msm_sum_xyzz: out[t] = Σ in[j] for j in [tL, tL+L) ∩ [0, m).
+template <class F>
+__global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uint64_t m, uint32_t L, xyzz_t<F>* __restrict__ out,
+                             uint64_t nt) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  xyzz_t<F> acc = xyzz_t<F>::inf();
+  uint64_t end = min(m, (t + 1) * L);
+  for (uint64_t j = t * L; j < end; j++) acc.add(in[j]);
+  out[t] = acc;
+}
+
+// ---- step 3: digits ---------------------------------------------------------
+// msm_digits writes, for windows [w0, w1) and compacted scalar j, the pair at
+// (w − w0)·m + j.
+__global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restrict__ idx, uint64_t m, uint32_t c,
+                           uint32_t w0, uint32_t w1, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+  uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m) return;
+  uint32_t i = idx[j];
+  fr_t x = s[i].from_mont();
+  const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
+  uint32_t carry = 0;
+  for (uint32_t w = 0; w < w1; w++) {
+    uint32_t bit = w * c, lo = bit >> 5, sh = bit & 31;
+    uint32_t v = 0;
+    if (lo < 8) {
+      v = x.l[lo] >> sh;
+      if (sh && lo + 1 < 8) v |= x.l[lo + 1] << (32 - sh);
+    }
+    v = (v & mask) + carry;
+    uint32_t neg = 0, mag = v;
+    if (v > half) {
+      mag = (1u << c) - v;
+      neg = 1;
+      carry = 1;
+    } else {
+      carry = 0;
+    }
+    if (w >= w0) {
+      uint64_t o = (uint64_t)(w - w0) * m + j;
+      if (mag == 0) {
+        keys[o] = SENTINEL;
+        vals[o] = 0;
+      } else {
+        keys[o] = (w << (c - 1)) | (mag - 1);
+        vals[o] = i | (neg << 31);
+      }
+    }
+  }
+}
+
+// ---- step 4: bucket accumulation ---------------------------------------------
+// msm_count_valid finds the number of non-sentinel keys in a sorted array.
+__global__ void msm_count_valid(const uint32_t* __restrict__ keys, uint64_t M, unsigned long long* out) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= M) return;
+  bool here = keys[i] != SENTINEL;
+  bool next = i + 1 < M && keys[i + 1] != SENTINEL;
+  if (here && !next) *out = i + 1;
+}
+
+// msm_run_bounds records the first and last position of each key's run.
+__global__ void msm_run_bounds(const uint32_t* __restrict__ keys, uint64_t M, uint32_t* __restrict__ first,
+                               uint32_t* __restrict__ last) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= M) return;
+  uint32_t k = keys[i];
+  if (i == 0 || keys[i - 1] != k) first[k] = (uint32_t)i;
+  if (i + 1 == M || keys[i + 1] != k) last[k] = (uint32_t)i;
+}
+
+// msm_run_len sets *maxlen to the length of the longest run.
+__global__ void msm_run_len(const uint32_t* __restrict__ first, const uint32_t* __restrict__ last, uint64_t nb,
+                            unsigned int* __restrict__ maxlen) {
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nb) return;
+  if (last[i] != SENTINEL && first[i] != SENTINEL) atomicMax(maxlen, last[i] - first[i] + 1);
+}
+
+// The accumulation proper: its inputs are sorted keys with either (point
+// index|sign) values (affine) or XYZZ partial sums at the same positions.
+template <class F, bool AFF>
+struct src_t {
+  const affine_t<F>* P;
+  const uint32_t* vals;
+  const xyzz_t<F>* part;
+  __device__ __forceinline__ void add_to(xyzz_t<F>& acc, uint64_t i) const {
+    if (AFF)
+      acc.add_affine(load_affine(P, vals[i]));
+    else
+      acc.add(part[i]);
+  }
+};
+
+// msm_split_count sets cnt[t] to the number of runs that meet chunk
+// [tL, tL+L) and cnt[nt] to 0 (the exclusive scan's total).
+__global__ void msm_split_count(const uint32_t* __restrict__ keys, uint64_t M, uint32_t L, uint32_t* __restrict__ cnt,
+                                uint64_t nt) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t > nt) return;
+  if (t == nt) {
+    cnt[t] = 0;
+    return;
+  }
+  uint64_t b = t * L, e = min(M, b + L);
+  uint32_t c = 1;
+  for (uint64_t i = b + 1; i < e; i++) c += keys[i] != keys[i - 1];
+  cnt[t] = c;
+}
+
+// msm_split_emit writes one (key, partial sum) per run that meets chunk t, at
+// off[t] onwards.
+template <class F, bool AFF>
+__global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
+                               const uint32_t* __restrict__ off, uint32_t* __restrict__ okeys,
+                               xyzz_t<F>* __restrict__ opart, uint64_t nt) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  uint64_t b = t * L, e = min(M, b + L);
+  uint32_t o = off[t];
+  uint32_t cur = keys[b];
+  xyzz_t<F> acc = xyzz_t<F>::inf();
+  for (uint64_t i = b; i < e; i++) {
+    uint32_t k = keys[i];
+    if (k != cur) {
+      okeys[o] = cur;
+      opart[o] = acc;
+      o++;
+      acc = xyzz_t<F>::inf();
+      cur = k;
+    }
+    src.add_to(acc, i);
+  }
+  okeys[o] = cur;
+  opart[o] = acc;
+}
+
+// msm_own: thread t sums every run that starts in [tL, tL+L) into bucket[key].
+template <class F, bool AFF>
+__global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
+                        xyzz_t<F>* __restrict__ buckets, uint64_t nt) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nt) return;
+  uint64_t i = t * L, e = min(M, i + L);
+  if (i > 0)
+    while (i < e && keys[i] == keys[i - 1]) i++;
+  while (i < e) {
+    uint32_t k = keys[i];
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    do {
+      src.add_to(acc, i);
+      i++;
+    } while (i < M && keys[i] == k);
+    buckets[k] = acc;
+  }
+}
+
+// ---- step 5: bucket reduction ------------------------------------------------
+// msm_window_segments: thread (w, g) handles buckets [g·S, (g+1)·S) of window
+// w and writes Σ_b (b+1)·B_b over its segment.
+template <class F>
+__global__ void MSM_BOUNDS(F) msm_window_segments(const xyzz_t<F>* __restrict__ buckets, uint32_t nb, uint32_t S, uint32_t T,
+                                    uint32_t W, xyzz_t<F>* __restrict__ out) {
+  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (uint64_t)W * T) return;
+  uint32_t w = (uint32_t)(t / T), g = (uint32_t)(t % T);
+  const xyzz_t<F>* B = buckets + (uint64_t)w * nb;
+  uint32_t lo = g * S, hi = min(nb, lo + S);
+  xyzz_t<F> run = xyzz_t<F>::inf(), acc = xyzz_t<F>::inf();
+  for (uint32_t b = hi; b > lo; b--) {
+    run.add(B[b - 1]);
+    acc.add(run);
+  }
+  if (lo) {
+    // acc += lo·run
+    xyzz_t<F> m = run;
+    xyzz_t<F> r = xyzz_t<F>::inf();
+    int top = 31 - __clz(lo);
+    for (int i = top; i >= 0; i--) {
+      r.dbl();
+      if ((lo >> i) & 1) r.add(m);
+    }
+    acc.add(r);
+  }
+  out[t] = acc;
+}
+
+// ---- host side ---------------------------------------------------------------
+// msm_t<F> is one MSM over the affine points P (device) and the scalars S
+// (device, Montgomery form), n of each, its work enqueued on the stream s.
+// invoke runs the numbered steps above; the members carry what one step hands
+// to the next.
+template <class F>
+class msm_t {
+  using X = xyzz_t<F>;
+
+  // Block sizes and chunk lengths of the host's launches.
+  static constexpr unsigned SIMPLE_THREADS = 256;  // one scalar, pair or bucket per thread, no point arithmetic
+  static constexpr uint32_t ONES_CHUNK = 32;       // points per thread in step 2's first sum
+  static constexpr uint32_t TREE_FANIN = 16;       // points per thread in each level of a sum tree
+  static constexpr uint32_t RUN_CHUNK = 32;        // pairs per thread in step 4
+  static constexpr uint32_t SPLIT_RUNS = 4;        // runs longer than SPLIT_RUNS·RUN_CHUNK pairs are split first
+  static constexpr uint32_t SEGMENT = 16;          // buckets per thread in step 5's running sums
+  static constexpr uint32_t MIN_C = 4;             // narrowest window the cost model considers (bits)
+  static constexpr uint32_t MAX_C = CUZK_MSM_MAX_C;
+  static constexpr uint64_t BATCH_PAIRS = 1ull << CUZK_MSM_BATCH_LOG2;
+
+  const affine_t<F>* P;
+  const fr_t* S;
+  const uint64_t n;
+  const cudaStream_t s;
+
+  dbuf_t<uint32_t> ones, others;  // step 1: indices of the scalars 1 and of the other nonzero scalars
+  uint64_t n1 = 0, m = 0;         // step 1: their counts
+  uint32_t c = 0, W = 0, nb = 0;  // steps 3–5: window bits, windows, buckets per window
+  uint32_t kbits = 0;             // steps 3–4: bits of a key; the sentinel's low kbits are all ones
+  dbuf_t<X> buckets;              // steps 4–5: W·nb buckets, bucket (w, |d| − 1) of window w
+
+  static unsigned blocks_for(uint64_t count, unsigned bs) { return (unsigned)((count + bs - 1) / bs); }
+
+  template <class T>
+  T read_one(const T* d) const {
+    T h;
+    CUZK_CUDA(cudaMemcpyAsync(&h, d, sizeof(T), cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA(cudaStreamSynchronize(s));
+    return h;
+  }
+
+  // choose_c picks the window width c minimizing m·W + 3·W·2^(c−1) point additions
+  // for m = count nonzero scalars and W = ⌈256/c⌉ windows.
+  static uint32_t choose_c(uint64_t count) {
+    uint32_t best = MIN_C;
+    double best_cost = 1e300;
+    for (uint32_t bits = MIN_C; bits <= MAX_C; bits++) {
+      uint32_t wins = (256 + bits - 1) / bits;
+      double cost = (double)count * wins + 3.0 * wins * (double)(1u << (bits - 1));
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = bits;
+      }
+    }
+    return best;
+  }
+
+  // sum_tree reduces cur[0..count) to one point, TREE_FANIN to one per level.
+  dbuf_t<X> sum_tree(dbuf_t<X> cur, uint64_t count) const {
+    const uint32_t L = TREE_FANIN;
+    while (count > 1) {
+      uint64_t nt = (count + L - 1) / L;
+      dbuf_t<X> nxt(nt, s);
+      msm_sum_xyzz<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(cur, count, L, nxt, nt);
+      CUZK_LAUNCHED();
+      cur = std::move(nxt);
+      count = nt;
+    }
+    return cur;
+  }
+
+  // Step 1: ones and others receive the indices of the scalars 1 and of the
+  // other nonzero scalars, n1 and m their counts.
+  void classify() {
+    dbuf_t<uint8_t> flags(n, s);
+    msm_classify<<<blocks_for(n, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, flags, n);
+    CUZK_LAUNCHED();
+    ones = dbuf_t<uint32_t>(n, s);
+    others = dbuf_t<uint32_t>(n, s);
+    dbuf_t<unsigned long long> cnts(2, s);
+    {
+      thrust::counting_iterator<uint32_t> it(0);
+      size_t tb1 = 0, tb2 = 0;
+      flag_is p1{flags.p, 1}, p2{flags.p, 2};
+      CUZK_CUDA(cub::DeviceSelect::If(nullptr, tb1, it, ones.p, cnts.p, (int)n, p1, s));
+      CUZK_CUDA(cub::DeviceSelect::If(nullptr, tb2, it, others.p, cnts.p + 1, (int)n, p2, s));
+      dbuf_t<uint8_t> tmp(tb1 > tb2 ? tb1 : tb2, s);
+      CUZK_CUDA(cub::DeviceSelect::If(tmp.p, tb1, it, ones.p, cnts.p, (int)n, p1, s));
+      CUZK_CUDA(cub::DeviceSelect::If(tmp.p, tb2, it, others.p, cnts.p + 1, (int)n, p2, s));
+    }
+    unsigned long long hc[2];
+    CUZK_CUDA(cudaMemcpyAsync(hc, cnts.p, sizeof hc, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA(cudaStreamSynchronize(s));
+    n1 = hc[0];
+    m = hc[1];
+  }
+
+  // Step 2: the sum of the n1 ≥ 1 points with scalar 1, one point on the device.
+  dbuf_t<X> sum_ones() const {
+    const uint32_t L = ONES_CHUNK;
+    uint64_t nt = (n1 + L - 1) / L;
+    dbuf_t<X> part(nt, s);
+    msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, ones, n1, L, part, nt);
+    CUZK_LAUNCHED();
+    return sum_tree(std::move(part), nt);
+  }
+
+  // windows sets the window geometry for the m ≥ 1 other scalars and zeroes
+  // the buckets.
+  void windows() {
+    c = choose_c(m);
+    W = (256 + c - 1) / c;
+    nb = 1u << (c - 1);
+    uint32_t wbits = 0;
+    while ((1u << wbits) <= W) wbits++;
+    kbits = (c - 1) + wbits;
+    buckets = dbuf_t<X>((uint64_t)W * nb, s);
+    CUZK_CUDA(cudaMemsetAsync(buckets.p, 0, (uint64_t)W * nb * sizeof(X), s));
+  }
+
+  // Step 3: the pairs of windows [w0, w1) to keys and vals, (w1 − w0)·m of each.
+  void digits(uint32_t w0, uint32_t w1, uint32_t* keys, uint32_t* vals) const {
+    msm_digits<<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, keys, vals);
+    CUZK_LAUNCHED();
+  }
+
+  // Step 4, first half: the M pairs sorted by the low kbits of their keys.
+  void sort(cub::DoubleBuffer<uint32_t>& keys, cub::DoubleBuffer<uint32_t>& vals, uint64_t M) const {
+    size_t tb = 0;
+    CUZK_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, tb, keys, vals, (int)M, 0, (int)kbits, s));
+    dbuf_t<uint8_t> tmp(tb, s);
+    CUZK_CUDA(cub::DeviceRadixSort::SortPairs(tmp.p, tb, keys, vals, (int)M, 0, (int)kbits, s));
+  }
+
+  // Step 4, second half: the M sorted pairs (K, V) summed into their buckets.
+  // Zero digits (sentinel keys) sort last and are dropped; runs longer than
+  // SPLIT_RUNS·RUN_CHUNK are first summed by chunks (accumulate_runs).
+  void accumulate(const uint32_t* K, const uint32_t* V, uint64_t M) const {
+    dbuf_t<unsigned long long> valid(1, s);
+    CUZK_CUDA(cudaMemsetAsync(valid.p, 0, sizeof(unsigned long long), s));
+    msm_count_valid<<<blocks_for(M, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, valid);
+    CUZK_LAUNCHED();
+    uint64_t Mv = read_one(valid.p);
+    if (Mv == 0) return;
+    uint64_t nkeys = (uint64_t)W << (c - 1);
+    dbuf_t<uint32_t> first(nkeys, s), last(nkeys, s);
+    dbuf_t<unsigned int> maxlen(1, s);
+    CUZK_CUDA(cudaMemsetAsync(first.p, 0xff, nkeys * 4, s));
+    CUZK_CUDA(cudaMemsetAsync(last.p, 0xff, nkeys * 4, s));
+    CUZK_CUDA(cudaMemsetAsync(maxlen.p, 0, 4, s));
+    msm_run_bounds<<<blocks_for(Mv, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, Mv, first, last);
+    msm_run_len<<<blocks_for(nkeys, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(first, last, nkeys, maxlen);
+    CUZK_LAUNCHED();
+    uint32_t maxrun = read_one(maxlen.p);
+    accumulate_runs(K, V, Mv, maxrun);
+  }
+
+  // accumulate_runs sums the M valid pairs (keys, vals), whose longest run has
+  // maxrun pairs, into the buckets: while runs may be longer than
+  // SPLIT_RUNS·RUN_CHUNK, every chunk of RUN_CHUNK pairs is summed per run
+  // into (key, partial sum) pairs, which shortens runs RUN_CHUNK-fold; then
+  // each thread sums the runs that start in its chunk whole.
+  void accumulate_runs(const uint32_t* keys, const uint32_t* vals, uint64_t M, uint32_t maxrun) const {
+    const uint32_t L = RUN_CHUNK;
+    uint64_t bound = maxrun;
+    bool aff = true;
+    dbuf_t<uint32_t> pkeys;
+    dbuf_t<X> ppart;
+    const uint32_t* K = keys;
+    while (bound > SPLIT_RUNS * L) {
+      uint64_t nt = (M + L - 1) / L;
+      dbuf_t<uint32_t> cnt(nt + 1, s), off(nt + 1, s);
+      msm_split_count<<<blocks_for(nt + 1, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, L, cnt, nt);
+      CUZK_LAUNCHED();
+      size_t tb = 0;
+      CUZK_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, tb, cnt.p, off.p, (int)(nt + 1), s));
+      dbuf_t<uint8_t> tmp(tb, s);
+      CUZK_CUDA(cub::DeviceScan::ExclusiveSum(tmp.p, tb, cnt.p, off.p, (int)(nt + 1), s));
+      uint64_t total = read_one(off.p + nt);
+      dbuf_t<uint32_t> nkeys(total, s);
+      dbuf_t<X> npart(total, s);
+      if (aff) {
+        src_t<F, true> src{P, vals, nullptr};
+        msm_split_emit<F, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
+      } else {
+        src_t<F, false> src{nullptr, nullptr, ppart.p};
+        msm_split_emit<F, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
+      }
+      CUZK_LAUNCHED();
+      pkeys = std::move(nkeys);
+      ppart = std::move(npart);
+      K = pkeys.p;
+      M = total;
+      aff = false;
+      bound = (bound + L - 1) / L + 1;
+    }
+    uint64_t nt = (M + L - 1) / L;
+    if (nt == 0) return;
+    if (aff) {
+      src_t<F, true> src{P, vals, nullptr};
+      msm_own<F, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+    } else {
+      src_t<F, false> src{nullptr, nullptr, ppart.p};
+      msm_own<F, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+    }
+    CUZK_LAUNCHED();
+  }
+
+  // Step 5, on the device: W window sums Σ_b (b+1)·B_b, one point per window,
+  // from running sums over segments of SEGMENT buckets and a tree per window
+  // (the segments per window are a power of two). The buckets are released.
+  dbuf_t<X> reduce() {
+    uint32_t len = SEGMENT;
+    if (len > nb) len = nb;
+    uint32_t T = nb / len;
+    dbuf_t<X> seg((uint64_t)W * T, s);
+    msm_window_segments<F><<<blocks_for((uint64_t)W * T, MSM_THREADS), MSM_THREADS, 0, s>>>(buckets, nb, len, T, W, seg);
+    CUZK_LAUNCHED();
+    dbuf_t<X> cur = std::move(seg);
+    uint32_t per = T;
+    while (per > 1) {
+      uint32_t L = per < TREE_FANIN ? per : TREE_FANIN;
+      uint64_t nt = (uint64_t)W * (per / L);
+      dbuf_t<X> nxt(nt, s);
+      msm_sum_xyzz<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(cur, (uint64_t)W * per, L, nxt, nt);
+      CUZK_LAUNCHED();
+      cur = std::move(nxt);
+      per /= L;
+    }
+    buckets.reset();
+    return cur;
+  }
+
+  // Step 5, on the host: Σ_w 2^(c·w)·wsum[w] by Horner's rule, plus the sum of
+  // the points with scalar 1, to out in Jacobian form.
+  void collect(const std::vector<X>& wsum, const X& ones_sum, F* out) const {
+    X total = X::inf();
+    for (int w = (int)W - 1; w >= 0; w--) {
+      for (uint32_t i = 0; i < c; i++) total.dbl();
+      total.add(wsum[w]);
+    }
+    total.add(ones_sum);
+    total.to_jacobian(out);
+  }
+
+ public:
+  msm_t(const affine_t<F>* points, const fr_t* scalars, uint64_t count, cudaStream_t stream)
+      : P(points), S(scalars), n(count), s(stream) {}
+
+  // invoke computes the MSM into out (Jacobian, host memory) and waits for the stream.
+  void invoke(F* out) {
+    if (n == 0) {
+      X::inf().to_jacobian(out);
+      return;
+    }
+    classify();
+    dbuf_t<X> ones_sum;
+    if (n1) ones_sum = sum_ones();
+    ones.reset();
+
+    std::vector<X> wsum;
+    if (m) {
+      windows();
+      uint32_t Wg = (uint32_t)(BATCH_PAIRS / m);  // windows per batch
+      if (Wg < 1) Wg = 1;
+      if (Wg > W) Wg = W;
+      for (uint32_t w0 = 0; w0 < W; w0 += Wg) {
+        uint32_t w1 = w0 + Wg < W ? w0 + Wg : W;
+        uint64_t M = (uint64_t)(w1 - w0) * m;
+        dbuf_t<uint32_t> k0(M, s), k1(M, s), v0(M, s), v1(M, s);
+        digits(w0, w1, k0, v0);
+        cub::DoubleBuffer<uint32_t> dk(k0.p, k1.p), dv(v0.p, v1.p);
+        sort(dk, dv, M);
+        accumulate(dk.Current(), dv.Current(), M);
+      }
+      dbuf_t<X> sums = reduce();
+      wsum.resize(W);
+      CUZK_CUDA(cudaMemcpyAsync(wsum.data(), sums.p, W * sizeof(X), cudaMemcpyDeviceToHost, s));
+    }
+    X hones = X::inf();
+    if (n1) CUZK_CUDA(cudaMemcpyAsync(&hones, ones_sum.p, sizeof(X), cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA(cudaStreamSynchronize(s));
+    CUZK_LAUNCHED();
+    collect(wsum, hones, out);
+  }
+};
+
+}  // namespace cuzk

@@ -1,0 +1,63 @@
+// The library's operations behind the ABI: the opaque handle types of
+// include/cuzk.h and one C++ function per operation, each defined in the file
+// named beside it. api.cu checks the arguments it can, selects the device and
+// calls these; they throw cuzk::error.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "device.cuh"
+#include "field.cuh"
+
+struct cuzk_fr_buf {
+  int dev;
+  uint64_t n;
+  cuzk::fr_t* p;
+};
+
+struct cuzk_bases {
+  int dev;
+  int group;  // 1: G1 (affine_t<fp_t>), 2: G2 (affine_t<fp2_t>)
+  uint64_t n;
+  void* p;
+};
+
+namespace cuzk {
+
+// NTT_MAX_LOG bounds NTT sizes to 2^28: the twiddle tables hold the powers of
+// ω_{2^28} (ntt.cuh), and 2^28 Fr elements are 8 GiB.
+constexpr int NTT_MAX_LOG = 28;
+
+// MAX_BASES bounds the number of MSM bases to 2^31 − 1: a signed digit
+// carries its point's index in 31 bits and the sign in bit 31 (msm.cuh).
+constexpr uint64_t MAX_BASES = (1ull << 31) - 1;
+
+// check_range refuses a NULL buffer or a range [off, off+n) outside it.
+inline void check_range(const cuzk_fr_buf_t* b, uint64_t off, uint64_t n) {
+  require(b != nullptr, "buffer is NULL");
+  require(off <= b->n && n <= b->n - off,
+          "range [" + std::to_string(off) + ", " + std::to_string(off + n) + ") exceeds buffer of " +
+              std::to_string(b->n) + " elements");
+}
+
+// ntt.cu: the transform of cuzk_ntt_cfg_t in place on d[0 : 2^log_n], enqueued on s.
+void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s);
+
+// msm.cu: Σ scalars[i]·bases[i] for i < n, Jacobian result to host memory out; waits for s.
+void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
+
+// vector.cu: element-wise operations on scalar buffers, each on its own stream, waited for.
+void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n);
+uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* src, uint64_t src_off, uint64_t n,
+                    const uint64_t* mask);
+void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n, const void* z_inv);
+
+// staging.cu: copies bytes from pageable host memory to the device and waits for the copy.
+void upload_pageable(void* dst, const void* src, size_t bytes, cudaStream_t s);
+
+#ifdef CUZK_TEST_KERNELS
+// test_kernels.cu: out[i] = a[i] op b[i] for the field and op numbers of cuzk_debug_field.
+void debug_field(int dev, int field, int op, const void* a, const void* b, void* out, uint64_t n);
+#endif
+
+}  // namespace cuzk

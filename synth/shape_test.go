@@ -2,7 +2,8 @@ package synth
 
 import (
 	"context"
-	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
@@ -203,13 +204,23 @@ func TestCoefficientTableOrderedByUse(t *testing.T) {
 // TestCompileIndependentOfCores compiles the same circuit, with more rows than one encoding
 // piece and Parallel branches, under GOMAXPROCS 1 and 4 and requires identical shapes.
 func TestCompileIndependentOfCores(t *testing.T) {
-	compileWith := func(procs int) *Shape {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		s, err := Compile(newRandomCircuit(3, 2*pieceRows+123, 4, 5, 400))
-		require.NoError(t, err)
+	one, four := compileProcs(t, 1), compileProcs(t, 4)
+	require.True(t, reflect.DeepEqual(one, four), "shapes differ between GOMAXPROCS 1 and 4")
+}
+
+var coresShapes = map[int]*Shape{}
+
+// compileProcs compiles a circuit larger than two encoding pieces, with Parallel branches,
+// under GOMAXPROCS procs (once per procs for the tests that share it).
+func compileProcs(t *testing.T, procs int) *Shape {
+	if s := coresShapes[procs]; s != nil {
 		return s
 	}
-	one, four := compileWith(1), compileWith(4)
-	require.True(t, reflect.DeepEqual(one, four), "shapes differ between GOMAXPROCS 1 and 4")
-	require.Equal(t, fmt.Sprint(one.A.NumTerms()), fmt.Sprint(four.A.NumTerms()))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	s, err := Compile(newRandomCircuit(3, 2*pieceRows+123, 4, 5, 400))
+	require.NoError(t, err)
+	coresShapes[procs] = s
+	return s
 }
+
+func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }

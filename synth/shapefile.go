@@ -607,4 +607,3 @@ func LoadOrCompile(dir, key string, circuit Circuit, logger *slog.Logger) (*Shap
 	logger.Info("synth: shape compiled and cached", "path", path, "key", key, "bytes", s.Bytes())
 	return s, nil
 }
-

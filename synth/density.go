@@ -36,5 +36,11 @@ func (d *Density) Count() int {
 // Words returns the bitmap, 64 variables a word, least significant bit first.
 func (d *Density) Words() []uint64 { return d.words }
 
-// setAtomic marks variable i; concurrent calls may mark variables of the same word.
-func (d *Density) setAtomic(i int) { atomic.OrUint64(&d.words[i>>6], 1<<(uint(i)&63)) }
+// setAtomic marks variable i; concurrent calls may mark variables of the same word. A variable
+// already marked costs a plain load.
+func (d *Density) setAtomic(i int) {
+	w, bit := &d.words[i>>6], uint64(1)<<(uint(i)&63)
+	if atomic.LoadUint64(w)&bit == 0 {
+		atomic.OrUint64(w, bit)
+	}
+}

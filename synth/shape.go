@@ -194,7 +194,9 @@ func compile(circuit Circuit, colBits uint) (*Shape, error) {
 	if len(cs.inputs)+len(cs.aux) > 1<<maxColBits {
 		return nil, fmt.Errorf("compile circuit: %w: %d variables, at most 2^%d", ErrShapeTooLarge, len(cs.inputs)+len(cs.aux), maxColBits)
 	}
-	s, err := sb.finish(len(cs.inputs), len(cs.aux), cs.n)
+	nIn, nAux := len(cs.inputs), len(cs.aux)
+	cs.inputs, cs.aux = nil, nil // the values are not needed any more: free them before encoding
+	s, err := sb.finish(nIn, nAux, cs.n)
 	if err != nil {
 		return nil, fmt.Errorf("compile circuit: %w", err)
 	}

@@ -463,6 +463,10 @@ func (s *Shape) verifyMatrix(mi int, ptrOff, wordOff int64) (int, error) {
 	nIn := uint32(s.NumInputs)
 	nVars := uint32(s.NumInputs + s.NumAux)
 	mask, esc := uint32(1)<<m.colBits-1, m.escape()
+	auxDens := s.ADensityAux
+	if mi == 1 {
+		auxDens = s.BDensityAux
+	}
 	nPieces := (s.NumConstraints + pieceRows - 1) / pieceRows
 	errs := make([]error, nPieces)
 	terms := make([]int, nPieces)
@@ -497,12 +501,11 @@ func (s *Shape) verifyMatrix(mi int, ptrOff, wordOff int64) (int, error) {
 				}
 				n++
 				switch {
-				case mi == 1 && col < nIn:
-					s.BDensityInput.setAtomic(int(col))
-				case mi == 0 && col >= nIn:
-					s.ADensityAux.setAtomic(int(col - nIn))
+				case mi == 2:
+				case col >= nIn:
+					auxDens.setAtomic(int(col - nIn))
 				case mi == 1:
-					s.BDensityAux.setAtomic(int(col - nIn))
+					s.BDensityInput.setAtomic(int(col))
 				}
 			}
 		}

@@ -82,6 +82,7 @@ type segment struct {
 	coeffIdx map[fr.Element]uint32
 	coeffs   []fr.Element
 	scratch  []Term
+	keys     []uint64
 	err      error
 }
 
@@ -119,30 +120,40 @@ func (sg *segment) add(a, b, c LC) {
 // LinearCombination does) and keeping terms whose coefficient sums to zero.
 func (sg *segment) addRow(m *rawMatrix, lc LC) {
 	terms := lc
-	if len(lc) > 1 {
-		// Sort a copy by variable and merge repeats: insertion sort for the usual short rows,
-		// the library sort for long ones (packings of hundreds of bits).
-		sg.scratch = append(sg.scratch[:0], lc...)
-		terms = sg.scratch
-		if len(terms) <= 16 {
-			for i := 1; i < len(terms); i++ {
-				for j := i; j > 0 && terms[j].Var < terms[j-1].Var; j-- {
-					terms[j], terms[j-1] = terms[j-1], terms[j]
+	if !strictlyIncreasing(lc) {
+		// Sort a copy by variable and merge repeats: insertion sort for the usual short rows;
+		// long ones sort keys variable<<32 | position, which the library sorts without a
+		// comparison function, and gather. (lc itself is never stored: it stays on the
+		// caller's stack.)
+		sorted := sg.scratch[:0]
+		if len(lc) <= 16 {
+			sorted = append(sorted, lc...)
+			for i := 1; i < len(sorted); i++ {
+				for j := i; j > 0 && sorted[j].Var < sorted[j-1].Var; j-- {
+					sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
 				}
 			}
 		} else {
-			slices.SortFunc(terms, func(x, y Term) int { return cmp.Compare(x.Var, y.Var) })
-		}
-		k := 0
-		for i := 1; i < len(terms); i++ {
-			if terms[i].Var == terms[k].Var {
-				terms[k].Coeff.Add(&terms[k].Coeff, &terms[i].Coeff)
-			} else {
-				k++
-				terms[k] = terms[i]
+			sg.keys = sg.keys[:0]
+			for i := range lc {
+				sg.keys = append(sg.keys, uint64(lc[i].Var)<<32|uint64(i))
+			}
+			slices.Sort(sg.keys)
+			for _, k := range sg.keys {
+				sorted = append(sorted, lc[uint32(k)])
 			}
 		}
-		terms = terms[:k+1]
+		k := 0
+		for i := 1; i < len(sorted); i++ {
+			if sorted[i].Var == sorted[k].Var {
+				sorted[k].Coeff.Add(&sorted[k].Coeff, &sorted[i].Coeff)
+			} else {
+				k++
+				sorted[k] = sorted[i]
+			}
+		}
+		sg.scratch = sorted
+		terms = sorted[:k+1]
 	}
 	for i := range terms {
 		m.vars = append(m.vars, terms[i].Var)
@@ -152,6 +163,17 @@ func (sg *segment) addRow(m *rawMatrix, lc LC) {
 		sg.err = fmt.Errorf("%w: more than 2^32 terms in one matrix", ErrShapeTooLarge)
 	}
 	m.rowPtr = append(m.rowPtr, uint32(len(m.vars)))
+}
+
+// strictlyIncreasing reports whether the variables of lc increase strictly: already sorted,
+// without repeats (as most rows, packings included, are).
+func strictlyIncreasing(lc LC) bool {
+	for i := 1; i < len(lc); i++ {
+		if lc[i].Var <= lc[i-1].Var {
+			return false
+		}
+	}
+	return true
 }
 
 // coeffIndex returns the local index of c, adding it if new; 1 and −1, the common cases, skip

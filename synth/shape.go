@@ -353,19 +353,28 @@ func (sb *shapeBuilder) finish(nIn, nAux, nRows int) (*Shape, error) {
 		parallel:       sb.parallel,
 	}
 	out := []*Matrix{&s.A, &s.B, &s.C}
+	nBlocks := (nRows + RowBlock - 1) / RowBlock
 	for mi, m := range out {
 		if total[mi] > math.MaxUint32 {
 			return nil, fmt.Errorf("%w: %d words in one matrix, at most 2^32−1", ErrShapeTooLarge, total[mi])
 		}
-		*m = Matrix{rowPtr: make([]uint32, nRows+1), words: make([]uint32, total[mi]), colBits: colBits, coeffs: coeffs}
-		m.rowPtr[nRows] = uint32(total[mi])
+		*m = Matrix{
+			rowLen:   make([]uint8, nRows),
+			blockPtr: make([]uint32, nBlocks+1),
+			words:    make([]uint32, total[mi]),
+			colBits:  colBits,
+			coeffs:   coeffs,
+		}
+		m.blockPtr[nBlocks] = uint32(total[mi])
 		for _, sg := range sb.segs {
 			m.terms += len(sg.raw(mi).vars)
 		}
 	}
 
-	// Encode: columns of w = inputs ‖ aux, codes, and the densities (bits set atomically, so
-	// the result does not depend on the order).
+	// Encode: columns of w = inputs ‖ aux, codes, row lengths, and the densities (bits set
+	// atomically, so the result does not depend on the order). Long rows are listed per piece,
+	// then joined in piece order.
+	long := make([][3][]uint32, len(pieces))
 	forEachPiece(len(pieces), func(p int) {
 		pc := &pieces[p]
 		sg, rm := sb.segs[pc.seg], remap[pc.seg]
@@ -373,7 +382,11 @@ func (sb *shapeBuilder) finish(nIn, nAux, nRows int) (*Shape, error) {
 			raw := sg.raw(mi)
 			k := uint32(pc.word[mi])
 			for r := pc.lo; r < pc.hi; r++ {
-				m.rowPtr[pc.row+r-pc.lo] = k
+				g := pc.row + r - pc.lo
+				if g%RowBlock == 0 {
+					m.blockPtr[g/RowBlock] = k
+				}
+				start := k
 				for t := raw.rowPtr[r]; t < raw.rowPtr[r+1]; t++ {
 					v := raw.vars[t]
 					var col uint32
@@ -400,9 +413,23 @@ func (sb *shapeBuilder) finish(nIn, nAux, nRows int) (*Shape, error) {
 						k += 2
 					}
 				}
+				if n := k - start; n < LongRow {
+					m.rowLen[g] = uint8(n)
+				} else {
+					m.rowLen[g] = LongRow
+					long[p][mi] = append(long[p][mi], uint32(g), n)
+				}
 			}
 		}
 	})
+	for p := range long {
+		for mi, m := range out {
+			for i := 0; i < len(long[p][mi]); i += 2 {
+				m.longRows = append(m.longRows, long[p][mi][i])
+				m.longLens = append(m.longLens, long[p][mi][i+1])
+			}
+		}
+	}
 	return s, nil
 }
 

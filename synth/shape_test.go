@@ -60,9 +60,14 @@ func (c *randomCircuit) lc(rng *rand.Rand, vars []Variable) LC {
 			lc = lc.AddTerm(c.pool[k], v).SubLC(LC{{Coeff: c.pool[k], Var: v}})
 		}
 	}
-	if rng.IntN(20) == 0 { // a long row, sorted by the library sort
+	if rng.IntN(20) == 0 { // a long row, sorted by keys
 		for range 40 {
 			lc = lc.AddTerm(c.pool[rng.IntN(len(c.pool))], vars[rng.IntN(len(vars))])
+		}
+	}
+	if rng.IntN(150) == 0 { // a row of LongRow words or more: a packing of bits in order
+		for _, v := range vars[:min(len(vars), 400)] {
+			lc = lc.AddTerm(c.pool[rng.IntN(len(c.pool))], v)
 		}
 	}
 	return lc
@@ -153,6 +158,19 @@ func TestMatricesMatchDirectEvaluation(t *testing.T) {
 					}
 				}
 				checkRows(t, shape)
+				// Ranges starting and ending anywhere, inside blocks and at long rows.
+				rng := rand.New(rand.NewPCG(seed, 3))
+				for range 20 {
+					lo := rng.IntN(shape.NumConstraints + 1)
+					hi := lo + rng.IntN(shape.NumConstraints-lo+1)
+					out := make([]fr.Element, shape.NumConstraints)
+					shape.C.MulVec(asg.W, out, lo, hi)
+					for r := lo; r < hi; r++ {
+						if !out[r].Equal(&asg.C[r]) {
+							t.Fatalf("seed %d: C·w over rows %d..%d differs at row %d", seed, lo, hi, r)
+						}
+					}
+				}
 			}
 		})
 	}
@@ -176,6 +194,14 @@ func checkRows(t *testing.T, s *Shape) {
 		}
 		require.Equal(t, m.NumTerms(), terms)
 	}
+}
+
+// TestLongRowsPresent makes sure the random circuits exercise the long-row list.
+func TestLongRowsPresent(t *testing.T) {
+	s, err := compile(newRandomCircuit(1, 3000, 3, 3, 300), 29)
+	require.NoError(t, err)
+	require.NotEmpty(t, s.A.longRows)
+	require.NotEmpty(t, s.C.longRows)
 }
 
 // TestCoefficientTableOrderedByUse checks that after 1 and −1 the table lists the most used

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -33,17 +35,18 @@ import (
 //	48      4     chunk size in bytes (a power of two; see the checksums)
 //	52      4     identity length L
 //	56      L     identity (the caller's key for the circuit and its parameters)
-//	…       8·3·S the section table, S = 8 sections in fixed order: kind, offset, length
+//	…       8·3·S the section table, S = 14 sections in fixed order: kind, offset, length
 //	              (each entry: 8-byte kind, 8-byte offset, 8-byte length)
 //	…       4·K   CRC-32C of every chunk of every section, in section order
 //	H−4     4     CRC-32C of the header's first H−4 bytes
 //
 // Sections start at offsets that are multiples of 64, in the order coeffs (32 bytes each, the
-// canonical big-endian encoding of each coefficient), A.rowptr, A.words, B.rowptr, B.words,
-// C.rowptr, C.words (the arrays described on Matrix, 4 bytes an entry) and parallel (the layout
-// of each CS.Parallel call: the number of calls, then per call the number of branches and per
-// branch inStart, inCount, auxStart, auxCount and constraints, 8 bytes each). The file ends with
-// the last section.
+// canonical big-endian encoding of each coefficient), then for each of A, B, C the arrays
+// described on Matrix: X.rowlen (a byte a row), X.blocks (uint32 word offsets of every RowBlock-th
+// row, then the word count), X.long (the long rows' indices, then their lengths, uint32) and
+// X.words (uint32), and last parallel (the layout of each CS.Parallel call: the number of calls,
+// then per call the number of branches and per branch inStart, inCount, auxStart, auxCount and
+// constraints, 8 bytes each). The file ends with the last section.
 //
 // Each section is checksummed in chunks of the chunk size (the last one shorter), so that a
 // reader verifies the chunks on all cores. CRC-32C is the checksum because the standard library
@@ -52,8 +55,9 @@ import (
 // file written by someone else is as trusted as its directory.
 //
 // The reader verifies the header, the identity, every chunk's checksum and then the structure
-// (row offsets, columns in range and increasing in every row, coefficient codes in the table,
-// layouts within the counts), and recomputes the term counts and densities. Shape files are
+// (long rows and block offsets consistent with the row lengths, columns in range and increasing
+// in every row, coefficient codes in the table, layouts within the counts), and recomputes the
+// term counts and densities. Shape files are
 // written and read on little-endian hosts only.
 const ShapeFileVersion = 1
 
@@ -66,9 +70,26 @@ const (
 	maxIdentityLength = 1 << 16
 )
 
-var sectionNames = [...]string{"coeffs", "A.rowptr", "A.words", "B.rowptr", "B.words", "C.rowptr", "C.words", "parallel"}
+var sectionNames = [...]string{"coeffs",
+	"A.rowlen", "A.blocks", "A.long", "A.words",
+	"B.rowlen", "B.blocks", "B.long", "B.words",
+	"C.rowlen", "C.blocks", "C.long", "C.words",
+	"parallel"}
 
-const numSections = len(sectionNames)
+const (
+	numSections     = len(sectionNames)
+	parallelSection = numSections - 1
+)
+
+// Parts of a matrix's sections: section 1 + 4·matrix + part.
+const (
+	partRowLen = iota
+	partBlocks
+	partLong
+	partWords
+)
+
+func matrixSection(mi, part int) int { return 1 + 4*mi + part }
 
 // Errors a shape file is refused with; a *ShapeFileError wraps one of them.
 var (
@@ -128,10 +149,16 @@ func shapeSections(s *Shape) [numSections][]byte {
 			}
 		}
 	}
-	return [numSections][]byte{coeffs,
-		u32Bytes(s.A.rowPtr), u32Bytes(s.A.words),
-		u32Bytes(s.B.rowPtr), u32Bytes(s.B.words),
-		u32Bytes(s.C.rowPtr), u32Bytes(s.C.words), par}
+	var secs [numSections][]byte
+	secs[0] = coeffs
+	for mi, m := range []*Matrix{&s.A, &s.B, &s.C} {
+		secs[matrixSection(mi, partRowLen)] = m.rowLen
+		secs[matrixSection(mi, partBlocks)] = u32Bytes(m.blockPtr)
+		secs[matrixSection(mi, partLong)] = u32Bytes(append(slices.Clip(m.longRows), m.longLens...))
+		secs[matrixSection(mi, partWords)] = u32Bytes(m.words)
+	}
+	secs[parallelSection] = par
+	return secs
 }
 
 // chunkRange is chunk c of a section of n bytes.
@@ -358,12 +385,18 @@ func ReadShape(r io.ReaderAt, size int64, identity string) (*Shape, error) {
 	if err := want(0, fr.Bytes*nCoeffs); err != nil {
 		return nil, err
 	}
-	for _, i := range []int{1, 3, 5} {
-		if err := want(i, 4*(nRows+1)); err != nil {
+	nBlocks := (nRows + RowBlock - 1) / RowBlock
+	for mi := range 3 {
+		if err := want(matrixSection(mi, partRowLen), nRows); err != nil {
 			return nil, err
 		}
-		if lengths[i+1]%4 != 0 {
-			return nil, corrupt("header", tab+24*int64(i+1)+16, "section %s of %d bytes, not whole words", sectionNames[i+1], lengths[i+1])
+		if err := want(matrixSection(mi, partBlocks), 4*(nBlocks+1)); err != nil {
+			return nil, err
+		}
+		for part, unit := range map[int]int{partLong: 8, partWords: 4} {
+			if i := matrixSection(mi, part); lengths[i]%unit != 0 {
+				return nil, corrupt("header", tab+24*int64(i)+16, "section %s of %d bytes, not a multiple of %d", sectionNames[i], lengths[i], unit)
+			}
 		}
 	}
 	chunks := chunksOf(lengths)
@@ -373,14 +406,25 @@ func ReadShape(r io.ReaderAt, size int64, identity string) (*Shape, error) {
 	crcOff := tab + 24*int64(numSections)
 
 	// Read and verify every chunk on all cores, straight into the arrays.
-	coeffBytes := make([]byte, lengths[0])
-	var rowPtrs, words [3][]uint32
-	for m := range 3 {
-		rowPtrs[m] = make([]uint32, nRows+1)
-		words[m] = make([]uint32, lengths[2+2*m]/4)
+	var dst [numSections][]byte
+	var mats [3]Matrix
+	dst[0] = make([]byte, lengths[0])
+	for mi := range mats {
+		m := &mats[mi]
+		m.rowLen = make([]byte, nRows)
+		m.blockPtr = make([]uint32, nBlocks+1)
+		long := make([]uint32, lengths[matrixSection(mi, partLong)]/4)
+		if len(long) > 0 { // nil otherwise, as Compile leaves them
+			m.longRows, m.longLens = long[:len(long)/2:len(long)/2], long[len(long)/2:]
+		}
+		m.words = make([]uint32, lengths[matrixSection(mi, partWords)]/4)
+		dst[matrixSection(mi, partRowLen)] = m.rowLen
+		dst[matrixSection(mi, partBlocks)] = u32Bytes(m.blockPtr)
+		dst[matrixSection(mi, partLong)] = u32Bytes(long)
+		dst[matrixSection(mi, partWords)] = u32Bytes(m.words)
 	}
-	par := make([]byte, lengths[7])
-	dst := [numSections][]byte{coeffBytes, u32Bytes(rowPtrs[0]), u32Bytes(words[0]), u32Bytes(rowPtrs[1]), u32Bytes(words[1]), u32Bytes(rowPtrs[2]), u32Bytes(words[2]), par}
+	dst[parallelSection] = make([]byte, lengths[parallelSection])
+	coeffBytes, par := dst[0], dst[parallelSection]
 	errs := make([]error, len(chunks))
 	forEachPiece(len(chunks), func(c int) {
 		ch := chunks[c]
@@ -412,14 +456,19 @@ func ReadShape(r io.ReaderAt, size int64, identity string) (*Shape, error) {
 	}
 	s.ADensityAux, s.BDensityInput, s.BDensityAux = NewDensity(int(nAux)), NewDensity(int(nIn)), NewDensity(int(nAux))
 	for mi, m := range []*Matrix{&s.A, &s.B, &s.C} {
-		*m = Matrix{rowPtr: rowPtrs[mi], words: words[mi], colBits: colBits, coeffs: s.Coeffs}
-		n, err := s.verifyMatrix(mi, offsets[1+2*mi], offsets[2+2*mi])
+		*m = mats[mi]
+		m.colBits, m.coeffs = colBits, s.Coeffs
+		var offs [4]int64
+		for part := range offs {
+			offs[part] = offsets[matrixSection(mi, part)]
+		}
+		n, err := s.verifyMatrix(mi, offs)
 		if err != nil {
 			return nil, err
 		}
 		m.terms = n
 	}
-	if err := s.readLayouts(par, offsets[7]); err != nil {
+	if err := s.readLayouts(par, offsets[parallelSection]); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -447,18 +496,38 @@ func readAt(r io.ReaderAt, b []byte, off, size int64, section string) error {
 	return nil
 }
 
-// verifyMatrix checks matrix mi of s (its row offsets, then every row on all cores: columns in
-// range and strictly increasing, coefficient codes in the table, escapes canonical), marks the
-// densities and returns the number of terms. ptrOff and wordOff are the sections' file offsets.
-func (s *Shape) verifyMatrix(mi int, ptrOff, wordOff int64) (int, error) {
+// verifyMatrix checks matrix mi of s: its long rows (increasing, marked in rowLen, at least
+// LongRow words), its block offsets, then every row on all cores (within its block, columns in
+// range and strictly increasing, coefficient codes in the table, escapes canonical); it marks the
+// densities and returns the number of terms. offs are the file offsets of the matrix's sections
+// by part.
+func (s *Shape) verifyMatrix(mi int, offs [4]int64) (int, error) {
 	m := []*Matrix{&s.A, &s.B, &s.C}[mi]
-	name := sectionNames[1+2*mi]
-	wname := sectionNames[2+2*mi]
-	if m.rowPtr[0] != 0 {
-		return 0, corrupt(name, ptrOff, "first row offset %d, want 0", m.rowPtr[0])
+	name := func(part int) string { return sectionNames[matrixSection(mi, part)] }
+	nRows := s.NumConstraints
+	nBlocks := len(m.blockPtr) - 1
+	if m.blockPtr[0] != 0 {
+		return 0, corrupt(name(partBlocks), offs[partBlocks], "first block at word %d, want 0", m.blockPtr[0])
 	}
-	if last := m.rowPtr[s.NumConstraints]; int(last) != len(m.words) {
-		return 0, corrupt(name, ptrOff+4*int64(s.NumConstraints), "last row offset %d, want %d words", last, len(m.words))
+	if last := m.blockPtr[nBlocks]; int(last) != len(m.words) {
+		return 0, corrupt(name(partBlocks), offs[partBlocks]+4*int64(nBlocks), "last offset %d, want %d words", last, len(m.words))
+	}
+	for b := 1; b <= nBlocks; b++ {
+		if m.blockPtr[b] < m.blockPtr[b-1] {
+			return 0, corrupt(name(partBlocks), offs[partBlocks]+4*int64(b), "block %d at word %d, before block %d at %d", b, m.blockPtr[b], b-1, m.blockPtr[b-1])
+		}
+	}
+	if n := bytes.Count(m.rowLen, []byte{LongRow}); n != len(m.longRows) {
+		return 0, corrupt(name(partRowLen), offs[partRowLen], "%d rows marked long, %d listed", n, len(m.longRows))
+	}
+	for i, r := range m.longRows {
+		at := offs[partLong] + 4*int64(i)
+		if int(r) >= nRows || m.rowLen[r] != LongRow || i > 0 && r <= m.longRows[i-1] {
+			return 0, corrupt(name(partLong), at, "long row %d: row %d not increasing, beyond %d rows or not marked", i, r, nRows)
+		}
+		if m.longLens[i] < LongRow {
+			return 0, corrupt(name(partLong), at+4*int64(len(m.longRows)), "long row %d: %d words", r, m.longLens[i])
+		}
 	}
 	nIn := uint32(s.NumInputs)
 	nVars := uint32(s.NumInputs + s.NumAux)
@@ -467,36 +536,43 @@ func (s *Shape) verifyMatrix(mi int, ptrOff, wordOff int64) (int, error) {
 	if mi == 1 {
 		auxDens = s.BDensityAux
 	}
-	nPieces := (s.NumConstraints + pieceRows - 1) / pieceRows
+	nPieces := (nRows + pieceRows - 1) / pieceRows
 	errs := make([]error, nPieces)
 	terms := make([]int, nPieces)
 	forEachPiece(nPieces, func(p int) {
-		lo, hi := p*pieceRows, min((p+1)*pieceRows, s.NumConstraints)
+		lo, hi := p*pieceRows, min((p+1)*pieceRows, nRows)
+		long, _ := slices.BinarySearch(m.longRows, uint32(lo))
+		c := cursor{k: m.blockPtr[lo/RowBlock], long: long}
 		n := 0
 		for r := lo; r < hi; r++ {
-			start, end := m.rowPtr[r], m.rowPtr[r+1]
-			if end < start || int(end) > len(m.words) {
-				errs[p] = corrupt(name, ptrOff+4*int64(r+1), "row %d ends at word %d, starts at %d of %d", r, end, start, len(m.words))
+			if r%RowBlock == 0 && c.k != m.blockPtr[r/RowBlock] {
+				errs[p] = corrupt(name(partBlocks), offs[partBlocks]+4*int64(r/RowBlock), "block %d at word %d, its rows start at %d", r/RowBlock, m.blockPtr[r/RowBlock], c.k)
+				return
+			}
+			start := c.k
+			end := uint64(start) + uint64(m.rowLength(r, &c))
+			if end > uint64(m.blockPtr[min(r/RowBlock+1, nBlocks)]) {
+				errs[p] = corrupt(name(partRowLen), offs[partRowLen]+int64(r), "row %d ends at word %d, beyond its block's end %d", r, end, m.blockPtr[min(r/RowBlock+1, nBlocks)])
 				return
 			}
 			prev := int64(-1)
-			for k := start; k < end; k++ {
+			for k := start; uint64(k) < end; k++ {
 				x := m.words[k]
 				col, code := x&mask, x>>m.colBits
-				at := wordOff + 4*int64(k)
+				at := offs[partWords] + 4*int64(k)
 				if col >= nVars || int64(col) <= prev {
-					errs[p] = corrupt(wname, at, "row %d: column %d after %d, %d variables", r, col, prev, nVars)
+					errs[p] = corrupt(name(partWords), at, "row %d: column %d after %d, %d variables", r, col, prev, nVars)
 					return
 				}
 				prev = int64(col)
 				if code == esc {
 					k++
-					if k >= end || m.words[k] < esc || int(m.words[k]) >= len(s.Coeffs) {
-						errs[p] = corrupt(wname, at, "row %d: escaped coefficient missing, below the escape code or not in the table of %d", r, len(s.Coeffs))
+					if uint64(k) >= end || m.words[k] < esc || int(m.words[k]) >= len(s.Coeffs) {
+						errs[p] = corrupt(name(partWords), at, "row %d: escaped coefficient missing, below the escape code or not in the table of %d", r, len(s.Coeffs))
 						return
 					}
 				} else if int(code) >= len(s.Coeffs) {
-					errs[p] = corrupt(wname, at, "row %d: coefficient %d not in the table of %d", r, code, len(s.Coeffs))
+					errs[p] = corrupt(name(partWords), at, "row %d: coefficient %d not in the table of %d", r, code, len(s.Coeffs))
 					return
 				}
 				n++
@@ -508,6 +584,12 @@ func (s *Shape) verifyMatrix(mi int, ptrOff, wordOff int64) (int, error) {
 					s.BDensityInput.setAtomic(int(col))
 				}
 			}
+			c.k = uint32(end)
+		}
+		// Pieces are whole blocks (pieceRows is a multiple of RowBlock), except the last.
+		if b := (hi + RowBlock - 1) / RowBlock; c.k != m.blockPtr[b] {
+			errs[p] = corrupt(name(partBlocks), offs[partBlocks]+4*int64(b), "block %d at word %d, the rows before end at %d", b, m.blockPtr[b], c.k)
+			return
 		}
 		terms[p] = n
 	})

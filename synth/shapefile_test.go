@@ -129,6 +129,9 @@ func TestShapeFileRefused(t *testing.T) {
 	})
 	t.Run("flipped byte in each section", func(t *testing.T) {
 		for i, name := range sectionNames {
+			if lens[i] == 0 {
+				continue
+			}
 			for _, at := range []int{offs[i], offs[i] + lens[i]/2, offs[i] + lens[i] - 1} {
 				b := clone()
 				b[at] ^= 0x10
@@ -161,18 +164,31 @@ func TestShapeFileRefused(t *testing.T) {
 	// Structural damage under valid checksums: what a buggy writer or a crafted file carries.
 	t.Run("structure", func(t *testing.T) {
 		word := func(section int, k int) int { return offs[section] + 4*k }
+		aWords, bBlocks, bRowLen := matrixSection(0, partWords), matrixSection(1, partBlocks), matrixSection(1, partRowLen)
+		cLong := matrixSection(2, partLong)
+		nLongC := lens[cLong] / 8
 		for _, tc := range []struct {
 			name    string
 			section string
 			mutate  func(b []byte)
 		}{
 			{"column out of range", "A.words", func(b []byte) {
-				binary.LittleEndian.PutUint32(b[word(2, 0):], binary.LittleEndian.Uint32(b[word(2, 0):])|(1<<29-1))
+				binary.LittleEndian.PutUint32(b[word(aWords, 0):], binary.LittleEndian.Uint32(b[word(aWords, 0):])|(1<<29-1))
 			}},
-			{"row offset backwards", "B.rowptr", func(b []byte) { binary.LittleEndian.PutUint32(b[word(3, 5):], 1<<30) }},
+			{"block offset backwards", "B.blocks", func(b []byte) { binary.LittleEndian.PutUint32(b[word(bBlocks, 5):], 1<<30) }},
+			{"block offset off by one", "B.blocks", func(b []byte) {
+				binary.LittleEndian.PutUint32(b[word(bBlocks, 5):], binary.LittleEndian.Uint32(b[word(bBlocks, 5):])+1)
+			}},
+			{"row marked long but not listed", "B.rowlen", func(b []byte) { b[offs[bRowLen]+7] = LongRow }},
+			{"long row too short", "C.long", func(b []byte) { binary.LittleEndian.PutUint32(b[word(cLong, nLongC):], 12) }},
+			{"long rows out of order", "C.long", func(b []byte) {
+				binary.LittleEndian.PutUint32(b[word(cLong, 1):], binary.LittleEndian.Uint32(b[word(cLong, 0):]))
+			}},
 			{"coefficient not canonical", "coeffs", func(b []byte) { copy(b[offs[0]+64:], bytes.Repeat([]byte{0xff}, 32)) }},
 			{"table not starting with 1", "coeffs", func(b []byte) { b[offs[0]+31] ^= 3 }},
-			{"layout beyond the counts", "parallel", func(b []byte) { binary.LittleEndian.PutUint64(b[offs[7]+16+16:], 1<<30) }},
+			{"layout beyond the counts", "parallel", func(b []byte) {
+				binary.LittleEndian.PutUint64(b[offs[parallelSection]+16+16:], 1<<30)
+			}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				b := clone()
@@ -202,7 +218,7 @@ func TestShapeFileAtomicAndLoadOrCompile(t *testing.T) {
 	require.True(t, reflect.DeepEqual(s1, s2))
 
 	damaged := append([]byte(nil), first...)
-	damaged[len(damaged)-3] ^= 0xff
+	damaged[len(damaged)-3] ^= 0xff // in the last section
 	require.NoError(t, os.WriteFile(path, damaged, 0o644))
 	log.Reset()
 	s3, err := LoadOrCompile(dir, "random-5", c, logger)

@@ -79,6 +79,7 @@ func (cs *CS) parallelShape(n int, branch func(i int, sub *CS) error) error {
 	segs := make([]*segment, n)
 	for i := range segs {
 		segs[i] = cs.shape.open()
+		segs[i].reserve(layout[i].constraints)
 	}
 	if err := cs.runBranches(layout, branch, modeShape, segs); err != nil {
 		return err

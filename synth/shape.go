@@ -66,12 +66,34 @@ var ErrShapeTooLarge = errors.New("synth: circuit too large")
 const maxColBits = 30
 
 // rawMatrix is one matrix of a segment as recorded: terms in tagged Variable form with the
-// segment's local coefficient indices; rowPtr[0] = 0.
+// segment's local coefficient indices, kept in fixed chunks so that recording never copies
+// what it has recorded; row r is terms rowPtr[r]…rowPtr[r+1]−1, rowPtr[0] = 0.
 type rawMatrix struct {
 	rowPtr []uint32
-	vars   []Variable
-	coeffs []uint32
+	chunks [][]rawTerm
+	n      int
 }
+
+// rawTerm is one recorded term: the variable and the local coefficient index.
+type rawTerm struct {
+	v Variable
+	c uint32
+}
+
+// rawChunkBits: a chunk holds 2^16 terms (512 KiB).
+const rawChunkBits = 16
+
+func (m *rawMatrix) push(t rawTerm) {
+	const mask = 1<<rawChunkBits - 1
+	if m.n&mask == 0 {
+		m.chunks = append(m.chunks, make([]rawTerm, 1<<rawChunkBits))
+	}
+	m.chunks[m.n>>rawChunkBits][m.n&mask] = t
+	m.n++
+}
+
+// at returns term t.
+func (m *rawMatrix) at(t uint32) rawTerm { return m.chunks[t>>rawChunkBits][t&(1<<rawChunkBits-1)] }
 
 // segment records a run of consecutive constraints: the main circuit between Parallel calls, or
 // one branch. Each has its own coefficient table (local indices 0 and 1 are 1 and −1), so that
@@ -107,6 +129,13 @@ func (sb *shapeBuilder) open() *segment {
 	sg := newSegment()
 	sb.segs = append(sb.segs, sg)
 	return sg
+}
+
+// reserve makes room for rows more rows in each matrix's row offsets.
+func (sg *segment) reserve(rows int) {
+	for _, m := range []*rawMatrix{&sg.a, &sg.b, &sg.c} {
+		m.rowPtr = slices.Grow(m.rowPtr, rows)
+	}
 }
 
 func (sg *segment) add(a, b, c LC) {
@@ -155,14 +184,16 @@ func (sg *segment) addRow(m *rawMatrix, lc LC) {
 		sg.scratch = sorted
 		terms = sorted[:k+1]
 	}
+	if m.n+len(terms) > math.MaxUint32 {
+		if sg.err == nil {
+			sg.err = fmt.Errorf("%w: more than 2^32 terms in one matrix", ErrShapeTooLarge)
+		}
+		return
+	}
 	for i := range terms {
-		m.vars = append(m.vars, terms[i].Var)
-		m.coeffs = append(m.coeffs, sg.coeffIndex(&terms[i].Coeff))
+		m.push(rawTerm{terms[i].Var, sg.coeffIndex(&terms[i].Coeff)})
 	}
-	if len(m.vars) > math.MaxUint32 && sg.err == nil {
-		sg.err = fmt.Errorf("%w: more than 2^32 terms in one matrix", ErrShapeTooLarge)
-	}
-	m.rowPtr = append(m.rowPtr, uint32(len(m.vars)))
+	m.rowPtr = append(m.rowPtr, uint32(m.n))
 }
 
 // strictlyIncreasing reports whether the variables of lc increase strictly: already sorted,
@@ -279,8 +310,8 @@ func (sb *shapeBuilder) finish(nIn, nAux, nRows int) (*Shape, error) {
 			pc := &pieces[p]
 			sg, rm := sb.segs[pc.seg], remap[pc.seg]
 			for _, m := range []*rawMatrix{&sg.a, &sg.b, &sg.c} {
-				for _, li := range m.coeffs[m.rowPtr[pc.lo]:m.rowPtr[pc.hi]] {
-					local[rm[li]]++
+				for t := m.rowPtr[pc.lo]; t < m.rowPtr[pc.hi]; t++ {
+					local[rm[m.at(t).c]]++
 				}
 			}
 		}
@@ -325,10 +356,10 @@ func (sb *shapeBuilder) finish(nIn, nAux, nRows int) (*Shape, error) {
 		pc := &pieces[p]
 		sg, rm := sb.segs[pc.seg], remap[pc.seg]
 		for mi, m := range []*rawMatrix{&sg.a, &sg.b, &sg.c} {
-			cs := m.coeffs[m.rowPtr[pc.lo]:m.rowPtr[pc.hi]]
-			n := uint64(len(cs))
-			for _, li := range cs {
-				if rm[li] >= esc {
+			lo, hi := m.rowPtr[pc.lo], m.rowPtr[pc.hi]
+			n := uint64(hi - lo)
+			for t := lo; t < hi; t++ {
+				if rm[m.at(t).c] >= esc {
 					n++
 				}
 			}
@@ -367,7 +398,7 @@ func (sb *shapeBuilder) finish(nIn, nAux, nRows int) (*Shape, error) {
 		}
 		m.blockPtr[nBlocks] = uint32(total[mi])
 		for _, sg := range sb.segs {
-			m.terms += len(sg.raw(mi).vars)
+			m.terms += sg.raw(mi).n
 		}
 	}
 
@@ -388,7 +419,8 @@ func (sb *shapeBuilder) finish(nIn, nAux, nRows int) (*Shape, error) {
 				}
 				start := k
 				for t := raw.rowPtr[r]; t < raw.rowPtr[r+1]; t++ {
-					v := raw.vars[t]
+					rt := raw.at(t)
+					v := rt.v
 					var col uint32
 					if v.IsInput() {
 						col = uint32(v.Index())
@@ -404,7 +436,7 @@ func (sb *shapeBuilder) finish(nIn, nAux, nRows int) (*Shape, error) {
 							s.BDensityAux.setAtomic(v.Index())
 						}
 					}
-					if f := rm[raw.coeffs[t]]; f < esc {
+					if f := rm[rt.c]; f < esc {
 						m.words[k] = f<<colBits | col
 						k++
 					} else {

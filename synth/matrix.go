@@ -137,8 +137,9 @@ func (m *Matrix) MulVec(w, out []fr.Element, lo, hi int) {
 	c := m.seek(lo)
 	k, long := c.k, c.long
 	var t fr.Element
-	for r := lo; r < hi; r++ {
-		n := uint32(rowLen[r])
+	out = out[lo:hi]
+	for i, n8 := range rowLen[lo:hi] {
+		n := uint32(n8)
 		if n == LongRow {
 			n = longLens[long]
 			long++
@@ -161,6 +162,6 @@ func (m *Matrix) MulVec(w, out []fr.Element, lo, hi int) {
 				acc.Add(&acc, &t)
 			}
 		}
-		out[r] = acc
+		out[i] = acc
 	}
 }

@@ -93,8 +93,9 @@ func TestShapeFileRoundTrip(t *testing.T) {
 	require.Equal(t, a1.B, a2.B)
 	require.Equal(t, a1.C, a2.C)
 
-	// A shape without Parallel calls and without escapes, and the smallest circuit.
-	for _, c := range []Circuit{newRandomCircuit(12, 500, 0, 0, 20), &cubic{x: 3}} {
+	// A shape without Parallel calls and without escapes, a small circuit, an empty one.
+	empty := circuitFunc(func(*CS) error { return nil })
+	for _, c := range []Circuit{newRandomCircuit(12, 500, 0, 0, 20), &cubic{x: 3}, empty} {
 		s, err := Compile(c)
 		require.NoError(t, err)
 		got, err := readBytes(encodeShape(t, s, "x"), "x")

@@ -152,16 +152,18 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*prover.Parameters, error
 // evalPolynomials sets out[col] = Σ_r m[r][col]·lag[r].
 func evalPolynomials(m *synth.Matrix, coeffs, lag, out []fr.Element) {
 	var t fr.Element
-	for r := 0; r+1 < len(m.RowPtr); r++ {
-		for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-			o := &out[m.Cols[k]]
-			switch ci := m.Coeffs[k]; ci {
+	var row []synth.MatrixEntry
+	for r := 0; r < m.NumRows(); r++ {
+		row = m.AppendRow(row[:0], r)
+		for _, e := range row {
+			o := &out[e.Col]
+			switch e.Coeff {
 			case 0:
 				o.Add(o, &lag[r])
 			case 1:
 				o.Sub(o, &lag[r])
 			default:
-				t.Mul(&lag[r], &coeffs[ci])
+				t.Mul(&lag[r], &coeffs[e.Coeff])
 				o.Add(o, &t)
 			}
 		}

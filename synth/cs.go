@@ -30,7 +30,8 @@ type CS struct {
 	aux    []fr.Element
 	n      int // constraints enforced so far
 
-	shape *shapeBuilder // modeShape
+	shape *shapeBuilder // modeShape: the whole circuit's recording (nil in a branch)
+	rec   *segment      // modeShape: where Enforce records
 
 	// Parallel: the compiled layouts of the Parallel calls and the next one (modeWitness), and
 	// whether this system is running a branch.
@@ -95,7 +96,7 @@ func (cs *CS) Eval(lc LC) fr.Element {
 func (cs *CS) Enforce(name string, a, b, c LC) {
 	switch cs.mode {
 	case modeShape:
-		cs.shape.add(a, b, c)
+		cs.rec.add(a, b, c)
 	case modeLocate:
 		if cs.n == cs.target {
 			cs.found = cs.path(name)

@@ -1,6 +1,9 @@
 package synth
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync/atomic"
+)
 
 // Density is a bitmap over the variables of one kind (inputs or aux): bit i is set when variable i
 // appears in the matrix the density belongs to.
@@ -32,3 +35,12 @@ func (d *Density) Count() int {
 
 // Words returns the bitmap, 64 variables a word, least significant bit first.
 func (d *Density) Words() []uint64 { return d.words }
+
+// setAtomic marks variable i; concurrent calls may mark variables of the same word. A variable
+// already marked costs a plain load.
+func (d *Density) setAtomic(i int) {
+	w, bit := &d.words[i>>6], uint64(1)<<(uint(i)&63)
+	if atomic.LoadUint64(w)&bit == 0 {
+		atomic.OrUint64(w, bit)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -26,18 +27,69 @@ type branchLayout struct {
 // range of the assignment. The result is the same as calling the branches in order. Branches
 // must not call Parallel themselves. A branch's error, or a branch that allocates differently
 // from its compiled layout, is returned.
+//
+// Compile runs each branch twice, both times concurrently: once counting, to learn the layout,
+// then recording its constraints into its range, so branches must be deterministic.
 func (cs *CS) Parallel(n int, branch func(i int, sub *CS) error) error {
 	if cs.inBranch {
 		return fmt.Errorf("%w: Parallel inside a branch", ErrParallel)
 	}
-	if cs.mode != modeWitness {
-		return cs.parallelInOrder(n, branch)
+	switch cs.mode {
+	case modeWitness:
+		return cs.parallelWitness(n, branch)
+	case modeShape:
+		return cs.parallelShape(n, branch)
 	}
-	return cs.parallelWitness(n, branch)
+	return cs.parallelInOrder(n, branch)
 }
 
-// parallelInOrder runs the branches one after the other on cs, recording their layout when
-// compiling.
+// parallelShape compiles the branches concurrently: a counting run of every branch gives the
+// layout, then each branch records its constraints into its own segment while writing its
+// variables into its range, as Synthesize will.
+func (cs *CS) parallelShape(n int, branch func(i int, sub *CS) error) error {
+	layout := make([]branchLayout, n)
+	errs := make([]error, n)
+	var g errgroup.Group
+	for i := range layout {
+		sub := &CS{
+			mode:     modeLocate,
+			target:   -1,
+			inputs:   cs.inputs[:len(cs.inputs):len(cs.inputs)],
+			aux:      cs.aux[:len(cs.aux):len(cs.aux)],
+			inBranch: true,
+		}
+		g.Go(func() error {
+			errs[i] = runCircuit(branchCircuit{i, branch}, sub)
+			layout[i] = branchLayout{inCount: len(sub.inputs) - len(cs.inputs), auxCount: len(sub.aux) - len(cs.aux), constraints: sub.n}
+			return nil
+		})
+	}
+	g.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	in, aux := len(cs.inputs), len(cs.aux)
+	for i := range layout {
+		layout[i].inStart, layout[i].auxStart = in, aux
+		in += layout[i].inCount
+		aux += layout[i].auxCount
+	}
+	cs.inputs = append(make([]fr.Element, 0, in), cs.inputs...)
+	cs.aux = append(make([]fr.Element, 0, aux), cs.aux...)
+	segs := make([]*segment, n)
+	for i := range segs {
+		segs[i] = cs.shape.open()
+		segs[i].reserve(layout[i].constraints)
+	}
+	if err := cs.runBranches(layout, branch, modeShape, segs); err != nil {
+		return err
+	}
+	cs.shape.parallel = append(cs.shape.parallel, layout)
+	cs.rec = cs.shape.open()
+	return nil
+}
+
+// parallelInOrder runs the branches one after the other on cs (counting or locating).
 func (cs *CS) parallelInOrder(n int, branch func(i int, sub *CS) error) error {
 	var layout []branchLayout
 	cs.inBranch = true
@@ -51,9 +103,6 @@ func (cs *CS) parallelInOrder(n int, branch func(i int, sub *CS) error) error {
 		l.auxCount = len(cs.aux) - l.auxStart
 		l.constraints = cs.n - l.constraints
 		layout = append(layout, l)
-	}
-	if cs.mode == modeShape {
-		cs.shape.parallel = append(cs.shape.parallel, layout)
 	}
 	return nil
 }
@@ -71,17 +120,29 @@ func (cs *CS) parallelWitness(n int, branch func(i int, sub *CS) error) error {
 		return fmt.Errorf("%w: parallel call %d has %d branches from input %d, aux %d; compiled %d",
 			ErrShapeMismatch, cs.nextParallel-1, n, len(cs.inputs), len(cs.aux), len(layout))
 	}
+	return cs.runBranches(layout, branch, modeWitness, nil)
+}
+
+// runBranches runs the branches concurrently in mode, each on a sub-system whose slices are
+// windows of cs's: the values before its range (readable), then room for exactly its own; in
+// shape mode branch i records into segs[i]. It then extends cs over all the branches' variables
+// and constraints.
+func (cs *CS) runBranches(layout []branchLayout, branch func(i int, sub *CS) error, mode csMode, segs []*segment) error {
+	n := len(layout)
 	var g errgroup.Group
 	for i, l := range layout {
 		if l.inStart+l.inCount > cap(cs.inputs) || l.auxStart+l.auxCount > cap(cs.aux) {
 			return fmt.Errorf("%w: parallel branch %d exceeds the shape", ErrShapeMismatch, i)
 		}
 		sub := &CS{
-			mode:     modeWitness,
+			mode:     mode,
 			inputs:   cs.inputs[: l.inStart : l.inStart+l.inCount],
 			aux:      cs.aux[: l.auxStart : l.auxStart+l.auxCount],
 			inBranch: true,
 			bounded:  true,
+		}
+		if mode == modeShape {
+			sub.rec = segs[i]
 		}
 		g.Go(func() error {
 			err := runCircuit(branchCircuit{i, branch}, sub)

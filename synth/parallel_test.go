@@ -3,6 +3,7 @@ package synth
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -116,4 +117,38 @@ func TestParallelErrors(t *testing.T) {
 	})
 	_, err = Compile(nested)
 	require.ErrorIs(t, err, ErrParallel)
+}
+
+// TestParallelCompileErrors checks Compile's concurrent branches: a panic, an error, and a
+// branch that allocates differently in its counting and recording runs are reported.
+func TestParallelCompileErrors(t *testing.T) {
+	_, err := Compile(&chains{branches: 4, length: 10, parallel: true, panicIn: 1})
+	require.ErrorIs(t, err, ErrCircuitPanic)
+
+	failing := errors.New("branch failed")
+	_, err = Compile(circuitFunc(func(cs *CS) error {
+		return cs.Parallel(3, func(i int, sub *CS) error {
+			if i == 2 {
+				return failing
+			}
+			return nil
+		})
+	}))
+	require.ErrorIs(t, err, failing)
+
+	var runs atomic.Int32
+	_, err = Compile(circuitFunc(func(cs *CS) error {
+		return cs.Parallel(2, func(i int, sub *CS) error {
+			n := 2
+			if i == 1 && runs.Add(1) > 1 { // the recording run allocates one more
+				n = 3
+			}
+			for range n {
+				v := sub.Alloc(fr.One())
+				sub.Enforce("one", V(v), V(One), V(One))
+			}
+			return nil
+		})
+	}))
+	require.ErrorIs(t, err, ErrShapeMismatch)
 }

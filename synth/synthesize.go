@@ -85,9 +85,9 @@ func (a *Assignment) evaluate(ctx context.Context) error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			matVec(&s.A, s.Coeffs, a.W, a.A, lo, hi)
-			matVec(&s.B, s.Coeffs, a.W, a.B, lo, hi)
-			matVec(&s.C, s.Coeffs, a.W, a.C, lo, hi)
+			s.A.MulVec(a.W, a.A, lo, hi)
+			s.B.MulVec(a.W, a.B, lo, hi)
+			s.C.MulVec(a.W, a.C, lo, hi)
 			return nil
 		})
 	}
@@ -96,25 +96,4 @@ func (a *Assignment) evaluate(ctx context.Context) error {
 	}
 	copy(a.A[s.NumConstraints:], a.Inputs)
 	return nil
-}
-
-// matVec sets out[r] = Σ coeff·w[col] over the terms of rows lo..hi of m.
-func matVec(m *Matrix, coeffs, w, out []fr.Element, lo, hi int) {
-	var t fr.Element
-	for r := lo; r < hi; r++ {
-		var acc fr.Element
-		for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-			x := &w[m.Cols[k]]
-			switch ci := m.Coeffs[k]; ci {
-			case 0:
-				acc.Add(&acc, x)
-			case 1:
-				acc.Sub(&acc, x)
-			default:
-				t.Mul(x, &coeffs[ci])
-				acc.Add(&acc, &t)
-			}
-		}
-		out[r] = acc
-	}
 }

@@ -40,18 +40,14 @@ func Run(t testing.TB, c synth.Circuit) (*synth.Shape, *synth.Assignment) {
 // FirstUnsatisfied evaluates every row of shape on the full assignment w (inputs ‖ aux) and
 // returns the index of the first row with ⟨a,w⟩·⟨b,w⟩ ≠ ⟨c,w⟩, or −1.
 func FirstUnsatisfied(shape *synth.Shape, w []fr.Element) int {
-	eval := func(m *synth.Matrix, r int) fr.Element {
-		var acc, t fr.Element
-		for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-			t.Mul(&w[m.Cols[k]], &shape.Coeffs[m.Coeffs[k]])
-			acc.Add(&acc, &t)
-		}
-		return acc
-	}
-	for r := 0; r < shape.NumConstraints; r++ {
-		a, b, c := eval(&shape.A, r), eval(&shape.B, r), eval(&shape.C, r)
-		a.Mul(&a, &b)
-		if !a.Equal(&c) {
+	n := shape.NumConstraints
+	a, b, c := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
+	shape.A.MulVec(w, a, 0, n)
+	shape.B.MulVec(w, b, 0, n)
+	shape.C.MulVec(w, c, 0, n)
+	for r := range n {
+		a[r].Mul(&a[r], &b[r])
+		if !a[r].Equal(&c[r]) {
 			return r
 		}
 	}

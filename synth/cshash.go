@@ -38,9 +38,10 @@ func HashShape(s *Shape) [32]byte {
 	h.Write(buf[:8])
 
 	var row []hashTerm
+	var entries []MatrixEntry
 	for r := 0; r < s.NumConstraints; r++ {
 		for _, m := range []*Matrix{&s.A, &s.B, &s.C} {
-			row = normalizedRow(row[:0], s, m, r)
+			row, entries = normalizedRow(row[:0], entries[:0], s, m, r)
 			binary.BigEndian.PutUint64(buf[0:8], uint64(len(row)))
 			h.Write(buf[:8])
 			for _, t := range row {
@@ -76,10 +77,12 @@ type hashTerm struct {
 }
 
 // normalizedRow appends row r of m to dst as bellpepper's proc_lc leaves it: sorted by column,
-// repeated columns merged by adding their coefficients, zero coefficients dropped.
-func normalizedRow(dst []hashTerm, s *Shape, m *Matrix, r int) []hashTerm {
-	for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-		dst = append(dst, hashTerm{col: m.Cols[k], coeff: s.Coeffs[m.Coeffs[k]]})
+// repeated columns merged by adding their coefficients, zero coefficients dropped. scratch is
+// reused for the row's raw entries and returned for the next call.
+func normalizedRow(dst []hashTerm, scratch []MatrixEntry, s *Shape, m *Matrix, r int) ([]hashTerm, []MatrixEntry) {
+	scratch = m.AppendRow(scratch, r)
+	for _, e := range scratch {
+		dst = append(dst, hashTerm{col: e.Col, coeff: s.Coeffs[e.Coeff]})
 	}
 	slices.SortStableFunc(dst, func(x, y hashTerm) int { return cmp.Compare(x.col, y.col) })
 	out := dst[:0]
@@ -92,5 +95,5 @@ func normalizedRow(dst []hashTerm, s *Shape, m *Matrix, r int) []hashTerm {
 			out = append(out, t)
 		}
 	}
-	return out
+	return out, scratch
 }

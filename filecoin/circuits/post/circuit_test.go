@@ -169,9 +169,9 @@ func TestBadInput(t *testing.T) {
 
 // row returns row r of m as (column, coefficient) pairs in column order.
 func row(shape *synth.Shape, m *synth.Matrix, r int) (cols []int, coeffs []fr.Element) {
-	for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-		cols = append(cols, int(m.Cols[k]))
-		coeffs = append(coeffs, shape.Coeffs[m.Coeffs[k]])
+	for _, e := range m.AppendRow(nil, r) {
+		cols = append(cols, int(e.Col))
+		coeffs = append(coeffs, shape.Coeffs[e.Coeff])
 	}
 	return cols, coeffs
 }

@@ -91,8 +91,8 @@ type RowTerm struct {
 // Row returns row r of m with the coefficients resolved, in column order.
 func Row(shape *synth.Shape, m *synth.Matrix, r int) []RowTerm {
 	var out []RowTerm
-	for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-		out = append(out, RowTerm{Col: int(m.Cols[k]), Coeff: shape.Coeffs[m.Coeffs[k]]})
+	for _, e := range m.AppendRow(nil, r) {
+		out = append(out, RowTerm{Col: int(e.Col), Coeff: shape.Coeffs[e.Coeff]})
 	}
 	slices.SortFunc(out, func(x, y RowTerm) int { return x.Col - y.Col })
 	return out

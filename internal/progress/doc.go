@@ -4,7 +4,8 @@
 // A Reporter follows one stage: its name, how much is done of a known total (or only how much,
 // when the total is unknown), the rate and the estimated time left. On a terminal it redraws one
 // line in place (a carriage return, at most five times a second); otherwise it writes plain
-// lines, one per tenth of the total or every five seconds, so that a log file stays short.
+// lines, one per tenth of the total or every five seconds, so that a log file stays short. A
+// stage shorter than a second shows nothing.
 //
 //	r := progress.New(os.Stderr, "H points", int64(n))
 //	defer r.Done()

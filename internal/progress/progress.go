@@ -18,6 +18,9 @@ const (
 	LogInterval = 5 * time.Second
 	// LogSteps is the number of plain lines over a stage of known total: one per tenth.
 	LogSteps = 10
+	// Quiet is how long a stage runs before it shows anything: a stage done sooner writes
+	// nothing at all.
+	Quiet = time.Second
 )
 
 // Reporter reports the progress of one stage to a writer. Its methods are safe for concurrent
@@ -35,6 +38,7 @@ type Reporter struct {
 	last     time.Time // last line written or redrawn
 	lastStep int64     // last tenth logged (plain lines)
 	width    int       // length of the last terminal line, to blank its rest
+	written  bool      // a line was written
 	finished bool
 }
 
@@ -135,8 +139,9 @@ func (r *Reporter) Heartbeat(interval time.Duration) (stop func()) {
 	}
 }
 
-// Done writes the stage's final line ("stage: 100% … in 3.2s") and ends the terminal line.
-// Later calls of any method do nothing more.
+// Done writes the stage's final line ("stage: done, 10M points in 8.1s …") and ends the terminal
+// line, unless the stage took less than Quiet and showed nothing. Later calls of any method do
+// nothing more.
 func (r *Reporter) Done() {
 	if r == nil {
 		return
@@ -152,6 +157,12 @@ func (r *Reporter) update(final bool) {
 		return
 	}
 	now := r.now()
+	if quiet := now.Sub(r.start) < Quiet; final && quiet && !r.written {
+		r.finished = true
+		return
+	} else if quiet && !final {
+		return
+	}
 	if !final {
 		if r.terminal {
 			if now.Sub(r.last) < TerminalInterval {
@@ -159,8 +170,8 @@ func (r *Reporter) update(final bool) {
 			}
 		} else {
 			step := r.step()
-			if step <= r.lastStep && now.Sub(r.last) < LogInterval {
-				return
+			if (step <= r.lastStep || step == LogSteps) && now.Sub(r.last) < LogInterval {
+				return // no new tenth (the last one is the final line's)
 			}
 			r.lastStep = max(r.lastStep, step)
 		}
@@ -181,6 +192,7 @@ func (r *Reporter) update(final bool) {
 	} else {
 		fmt.Fprintln(r.w, line)
 	}
+	r.written = true
 	if final {
 		r.finished = true
 	}
@@ -255,6 +267,8 @@ func count(v float64) string {
 		return fmt.Sprintf("%.3gM", v/1e6)
 	case v >= 1e4:
 		return fmt.Sprintf("%.3gk", v/1e3)
+	case v < 10 && v != float64(int64(v)):
+		return fmt.Sprintf("%.2g", v)
 	default:
 		return fmt.Sprintf("%.0f", v)
 	}

@@ -533,8 +533,10 @@ type Stats struct {
 	// FallbackReserve (the fallback device's workspace for one partition of the largest shape).
 	Resident, ResidentShapes, ResidentParameters, FallbackReserve int64
 	// Reserved is the bytes reserved now by partitions in flight, PeakReserved the most ever
-	// reserved at once; Resident + Reserved stays within Budget, except by the evaluations of
-	// partitions synthesized again for the fallback device.
+	// reserved at once. A synthesis starts only while Resident + Reserved + its estimate fits
+	// Budget; the sum exceeds Budget only when a job brings a new shape or parameter set while
+	// partitions are in flight (no synthesis starts until it fits again), or by the evaluations
+	// of partitions synthesized again for the fallback device.
 	Reserved, PeakReserved int64
 	// PartitionEstimate is the largest per-partition estimate (EstimatePartitionBytes over the
 	// devices) among the active jobs, 0 when there is none.

@@ -184,6 +184,24 @@ func (b *benchRun) do(ctx context.Context) error {
 	var rec timeline.Recorder
 	lines := timeline.NewLineWriter(logFile)
 	total := b.jobs * b.partitions
+	// The public inputs, to verify the proofs with: building each job's instance (a PoRep
+	// sector) can take a while, so it is done, with its progress, before the timed run.
+	inputs := make([][][]fr.Element, b.jobs)
+	jfs := make([]*circuitFlags, b.jobs)
+	inBar := progress.New(os.Stderr, "public inputs", int64(total), progress.WithUnit("partitions"))
+	for j := range inputs {
+		jfs[j] = b.cf.withSeed(b.cf.seed + uint64(j)*1_000_003)
+		inputs[j] = make([][]fr.Element, b.partitions)
+		for p := range inputs[j] {
+			_, in, err := jfs[j].instance(p)
+			if err != nil {
+				return err
+			}
+			inputs[j][p] = in
+			inBar.Add(1)
+		}
+	}
+	inBar.Done()
 	bar := progress.New(os.Stderr, "partitions proved", int64(total), progress.WithUnit("partitions"))
 	opts := []engine.Option{
 		engine.WithDevices(b.devs...),
@@ -213,24 +231,6 @@ func (b *benchRun) do(ctx context.Context) error {
 	}
 	fmt.Printf("\n== engine: %s, %d workers per device, %d jobs × %d partitions\n",
 		strings.Join(names, ", "), b.workers, b.jobs, b.partitions)
-	// The public inputs, to verify the proofs with: building each job's instance (a PoRep
-	// sector) can take a while, so it is done, with its progress, before the timed run.
-	inputs := make([][][]fr.Element, b.jobs)
-	jfs := make([]*circuitFlags, b.jobs)
-	inBar := progress.New(os.Stderr, "public inputs", int64(total), progress.WithUnit("partitions"))
-	for j := range inputs {
-		jfs[j] = b.cf.withSeed(b.cf.seed + uint64(j)*1_000_003)
-		inputs[j] = make([][]fr.Element, b.partitions)
-		for p := range inputs[j] {
-			_, in, err := jfs[j].instance(p)
-			if err != nil {
-				return err
-			}
-			inputs[j][p] = in
-			inBar.Add(1)
-		}
-	}
-	inBar.Done()
 	rssStart, _ := procStatus("VmRSS:")
 	resetPeakRSS()
 

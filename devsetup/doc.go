@@ -9,4 +9,7 @@
 //
 //	tw, _ := devsetup.NewToxicWaste(rand.Reader)
 //	params, _ := devsetup.InsecureSetup(shape, tw) // INSECURE: tw forges proofs
+//
+// Both take WithProgress, a callback told of each stage (Lagrange basis, evaluations, scalars,
+// the points of each section) as done/total units: at real size a setup runs for hours.
 package devsetup

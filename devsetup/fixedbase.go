@@ -70,12 +70,15 @@ func newFixedBaseG1(g *bls12381.G1Affine) *fixedBaseG1 {
 	return t
 }
 
-// mul returns k_i·G for every scalar, on all cores.
-func (t *fixedBaseG1) mul(scalars []fr.Element) []bls12381.G1Affine {
+// mul returns k_i·G for every scalar, on all cores, counting the points done on tr.
+func (t *fixedBaseG1) mul(scalars []fr.Element, tr *tracker) []bls12381.G1Affine {
 	out := make([]bls12381.G1Affine, len(scalars))
 	parallelChunks(len(scalars), func(lo, hi int) {
 		jac := make([]bls12381.G1Jac, hi-lo)
 		for i := lo; i < hi; i++ {
+			if (i-lo)%progressStep == progressStep-1 {
+				tr.add(progressStep)
+			}
 			k := scalars[i].Bits()
 			acc := &jac[i-lo]
 			acc.X.SetOne()
@@ -87,7 +90,9 @@ func (t *fixedBaseG1) mul(scalars []fr.Element) []bls12381.G1Affine {
 			}
 		}
 		copy(out[lo:hi], bls12381.BatchJacobianToAffineG1(jac))
+		tr.add((hi - lo) % progressStep)
 	})
+	tr.finish()
 	return out
 }
 
@@ -119,10 +124,13 @@ func newFixedBaseG2(g *bls12381.G2Affine) *fixedBaseG2 {
 	return t
 }
 
-func (t *fixedBaseG2) mul(scalars []fr.Element) []bls12381.G2Affine {
+func (t *fixedBaseG2) mul(scalars []fr.Element, tr *tracker) []bls12381.G2Affine {
 	out := make([]bls12381.G2Affine, len(scalars))
 	parallelChunks(len(scalars), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			if (i-lo)%progressStep == progressStep-1 {
+				tr.add(progressStep)
+			}
 			k := scalars[i].Bits()
 			var acc bls12381.G2Jac
 			acc.X.SetOne()
@@ -134,6 +142,8 @@ func (t *fixedBaseG2) mul(scalars []fr.Element) []bls12381.G2Affine {
 			}
 			out[i].FromJacobian(&acc)
 		}
+		tr.add((hi - lo) % progressStep)
 	})
+	tr.finish()
 	return out
 }

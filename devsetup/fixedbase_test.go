@@ -18,8 +18,8 @@ func TestFixedBaseMatchesScalarMultiplication(t *testing.T) {
 	sc[1].SetOne()
 	sc[2].SetOne()
 	sc[2].Neg(&sc[2]) // r − 1
-	p1 := newFixedBaseG1(&g1).mul(sc)
-	p2 := newFixedBaseG2(&g2).mul(sc)
+	p1 := newFixedBaseG1(&g1).mul(sc, nil)
+	p2 := newFixedBaseG2(&g2).mul(sc, nil)
 	for i := range sc {
 		var w1 bls12381.G1Affine
 		var w2 bls12381.G2Affine

@@ -17,22 +17,26 @@ import (
 // sizes where InsecureSetup would take too long (a PoRep partition's ≈47 GiB of points).
 //
 // Each run of consecutive points is P, P+Q, P+2Q, … from a random start P = k·G and a random
-// step Q, converted to affine in batches: about one mixed addition per point.
-func RandomParameters(shape *synth.Shape, seed uint64) *prover.Parameters {
+// step Q, converted to affine in batches: about one mixed addition per point. WithProgress
+// reports the points of each section in order: "IC points", "H points", "L points", "A points",
+// "B_G1 points", "B_G2 points".
+func RandomParameters(shape *synth.Shape, seed uint64, opts ...Option) *prover.Parameters {
+	o := collect(opts)
 	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
 	bCount := shape.BDensityInput.Count() + shape.BDensityAux.Count()
 	p := &prover.Parameters{}
 	vk := &p.VK
-	one := randomG1Points(rng, 4)
+	one := randomG1Points(rng, 4, nil)
 	vk.AlphaG1, vk.BetaG1, vk.DeltaG1 = one[0], one[1], one[2]
-	two := randomG2Points(rng, 3)
+	two := randomG2Points(rng, 3, nil)
 	vk.BetaG2, vk.GammaG2, vk.DeltaG2 = two[0], two[1], two[2]
-	vk.IC = randomG1Points(rng, shape.NumInputs)
-	p.H = randomG1Points(rng, shape.DomainSize()-1)
-	p.L = randomG1Points(rng, shape.NumAux)
-	p.A = randomG1Points(rng, shape.NumInputs+shape.ADensityAux.Count())
-	p.BG1 = randomG1Points(rng, bCount)
-	p.BG2 = randomG2Points(rng, bCount)
+	g1 := func(stage string, n int) []bls12381.G1Affine { return randomG1Points(rng, n, o.start(stage, n)) }
+	vk.IC = g1("IC points", shape.NumInputs)
+	p.H = g1("H points", shape.DomainSize()-1)
+	p.L = g1("L points", shape.NumAux)
+	p.A = g1("A points", shape.NumInputs+shape.ADensityAux.Count())
+	p.BG1 = g1("B_G1 points", bCount)
+	p.BG2 = randomG2Points(rng, bCount, o.start("B_G2 points", bCount))
 	return p
 }
 
@@ -47,7 +51,7 @@ func randomScalar(rng *rand.Rand) *fr.Element {
 	return e.Mul(&e, &hi)
 }
 
-func randomG1Points(rng *rand.Rand, n int) []bls12381.G1Affine {
+func randomG1Points(rng *rand.Rand, n int, tr *tracker) []bls12381.G1Affine {
 	out := make([]bls12381.G1Affine, n)
 	_, _, g1, _ := bls12381.Generators()
 	var step bls12381.G1Affine
@@ -64,11 +68,13 @@ func randomG1Points(rng *rand.Rand, n int) []bls12381.G1Affine {
 			acc.AddMixed(&step)
 		}
 		copy(out[lo:hi], bls12381.BatchJacobianToAffineG1(jac))
+		tr.add(hi - lo)
 	})
+	tr.finish()
 	return out
 }
 
-func randomG2Points(rng *rand.Rand, n int) []bls12381.G2Affine {
+func randomG2Points(rng *rand.Rand, n int, tr *tracker) []bls12381.G2Affine {
 	out := make([]bls12381.G2Affine, n)
 	_, _, _, g2 := bls12381.Generators()
 	var step bls12381.G2Affine
@@ -85,7 +91,9 @@ func randomG2Points(rng *rand.Rand, n int) []bls12381.G2Affine {
 			out[i].FromJacobian(&acc)
 			acc.AddMixed(&step)
 		}
+		tr.add(hi - lo)
 	})
+	tr.finish()
 	return out
 }
 

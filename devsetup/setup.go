@@ -45,7 +45,12 @@ func NewToxicWaste(src io.Reader) (ToxicWaste, error) {
 // L_i = (β·A_i + α·B_i + C_i)/δ for aux, A/B points as A_i(τ)·G and B_i(τ)·G for the variables the
 // densities mark, and H_i = τ^i·(τ^m − 1)/δ for i < m−1. Points are computed with batched
 // fixed-base scalar multiplication on all cores.
-func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*prover.Parameters, error) {
+//
+// WithProgress reports the stages in order: "Lagrange basis" (m), "evaluate A, B, C" (3 × constraints),
+// "IC and L scalars" (variables), "H scalars" (m − 1), then the points of each section: "IC
+// points", "L points", "A points", "B_G1 points", "B_G2 points", "H points".
+func InsecureSetup(shape *synth.Shape, tw ToxicWaste, opts ...Option) (*prover.Parameters, error) {
+	o := collect(opts)
 	m := shape.DomainSize()
 	if m < 2 {
 		m = 2
@@ -66,37 +71,46 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*prover.Parameters, error
 		}
 	}
 
-	// Lagrange coefficients at τ.
+	// Lagrange coefficients at τ: chunk by chunk on all cores, each chunk inverted in a batch.
 	lag := make([]fr.Element, m)
-	wj := one
-	for j := range lag {
-		lag[j].Sub(&tw.Tau, &wj)
-		wj.Mul(&wj, &domain.Generator)
-	}
-	lag = fr.BatchInvert(lag)
 	var scale fr.Element
 	scale.Mul(&zTau, &domain.CardinalityInv)
-	wj = one
-	for j := range lag {
-		lag[j].Mul(&lag[j], &wj).Mul(&lag[j], &scale)
-		wj.Mul(&wj, &domain.Generator)
-	}
+	tr := o.start("Lagrange basis", m)
+	parallelChunks(m, func(lo, hi int) {
+		var wj fr.Element
+		wj.Exp(domain.Generator, bigUint(uint64(lo)))
+		w0 := wj
+		for j := lo; j < hi; j++ {
+			lag[j].Sub(&tw.Tau, &wj)
+			wj.Mul(&wj, &domain.Generator)
+		}
+		copy(lag[lo:hi], fr.BatchInvert(lag[lo:hi]))
+		wj = w0
+		for j := lo; j < hi; j++ {
+			lag[j].Mul(&lag[j], &wj).Mul(&lag[j], &scale)
+			wj.Mul(&wj, &domain.Generator)
+		}
+		tr.add(hi - lo)
+	})
+	tr.finish()
 
 	nVars := shape.NumInputs + shape.NumAux
 	evA := make([]fr.Element, nVars)
 	evB := make([]fr.Element, nVars)
 	evC := make([]fr.Element, nVars)
+	tr = o.start("evaluate A, B, C", 3*shape.NumConstraints)
 	var g errgroup.Group
 	for _, p := range []struct {
 		m   *synth.Matrix
 		out []fr.Element
 	}{{&shape.A, evA}, {&shape.B, evB}, {&shape.C, evC}} {
 		g.Go(func() error {
-			evalPolynomials(p.m, shape.Coeffs, lag, p.out)
+			evalPolynomials(p.m, shape.Coeffs, lag, p.out, tr)
 			return nil
 		})
 	}
 	g.Wait()
+	tr.finish()
 	// Input constraints: input i appears in the a of row NumConstraints + i.
 	for i := 0; i < shape.NumInputs; i++ {
 		evA[i].Add(&evA[i], &lag[shape.NumConstraints+i])
@@ -107,7 +121,11 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*prover.Parameters, error
 	deltaInv.Inverse(&tw.Delta)
 	ic := make([]fr.Element, shape.NumInputs)
 	l := make([]fr.Element, shape.NumAux)
+	tr = o.start("IC and L scalars", nVars)
 	for i := 0; i < nVars; i++ {
+		if i%progressStep == progressStep-1 {
+			tr.add(progressStep)
+		}
 		var acc, t fr.Element
 		acc.Mul(&tw.Beta, &evA[i])
 		t.Mul(&tw.Alpha, &evB[i])
@@ -118,17 +136,24 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*prover.Parameters, error
 			l[i-shape.NumInputs].Mul(&acc, &deltaInv)
 		}
 	}
+	tr.finish()
 	aSc := append([]fr.Element(nil), evA[:shape.NumInputs]...)
 	aSc = appendDense(aSc, evA[shape.NumInputs:], shape.ADensityAux)
 	bSc := appendDense(nil, evB[:shape.NumInputs], shape.BDensityInput)
 	bSc = appendDense(bSc, evB[shape.NumInputs:], shape.BDensityAux)
 	hSc := make([]fr.Element, m-1)
-	var hv fr.Element
-	hv.Mul(&zTau, &deltaInv)
-	for i := range hSc {
-		hSc[i] = hv
-		hv.Mul(&hv, &tw.Tau)
-	}
+	tr = o.start("H scalars", len(hSc))
+	parallelChunks(len(hSc), func(lo, hi int) {
+		var hv fr.Element
+		hv.Exp(tw.Tau, bigUint(uint64(lo)))
+		hv.Mul(&hv, &zTau).Mul(&hv, &deltaInv)
+		for i := lo; i < hi; i++ {
+			hSc[i] = hv
+			hv.Mul(&hv, &tw.Tau)
+		}
+		tr.add(hi - lo)
+	})
+	tr.finish()
 
 	_, _, g1, g2 := bls12381.Generators()
 	p := &prover.Parameters{}
@@ -140,20 +165,23 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste) (*prover.Parameters, error
 	vk.DeltaG1.ScalarMultiplication(&g1, bigOf(&tw.Delta))
 	vk.DeltaG2.ScalarMultiplication(&g2, bigOf(&tw.Delta))
 	fb1 := newFixedBaseG1(&g1)
-	vk.IC = fb1.mul(ic)
-	p.L = fb1.mul(l)
-	p.A = fb1.mul(aSc)
-	p.BG1 = fb1.mul(bSc)
-	p.BG2 = newFixedBaseG2(&g2).mul(bSc)
-	p.H = fb1.mul(hSc)
+	vk.IC = fb1.mul(ic, o.start("IC points", len(ic)))
+	p.L = fb1.mul(l, o.start("L points", len(l)))
+	p.A = fb1.mul(aSc, o.start("A points", len(aSc)))
+	p.BG1 = fb1.mul(bSc, o.start("B_G1 points", len(bSc)))
+	p.BG2 = newFixedBaseG2(&g2).mul(bSc, o.start("B_G2 points", len(bSc)))
+	p.H = fb1.mul(hSc, o.start("H points", len(hSc)))
 	return p, nil
 }
 
-// evalPolynomials sets out[col] = Σ_r m[r][col]·lag[r].
-func evalPolynomials(m *synth.Matrix, coeffs, lag, out []fr.Element) {
+// evalPolynomials sets out[col] = Σ_r m[r][col]·lag[r], counting the rows done on tr.
+func evalPolynomials(m *synth.Matrix, coeffs, lag, out []fr.Element, tr *tracker) {
 	var t fr.Element
 	var row []synth.MatrixEntry
 	for r := 0; r < m.NumRows(); r++ {
+		if r%progressStep == progressStep-1 {
+			tr.add(progressStep)
+		}
 		row = m.AppendRow(row[:0], r)
 		for _, e := range row {
 			o := &out[e.Col]

@@ -15,7 +15,10 @@
 //
 // A partition goes through four stages — queued for synthesis, synthesizing, queued for a device,
 // on a device — and settles once: proved, failed (its job fails with the first error), or
-// dropped because its job failed or was cancelled. Memory is reserved before synthesis from
-// EstimatePartitionBytes (the devices report their own share) and released in two steps: the
-// evaluations A·w, B·w, C·w after the device work, the rest when the partition settles.
+// dropped because its job failed or was cancelled. Memory is counted against a budget (by
+// default the cgroup's memory limit, or the RAM, less a margin: DetectMemoryLimit,
+// DefaultBudget): the active jobs' shapes and parameters once each as resident, and for each
+// partition in flight EstimatePartitionBytes (the devices report their own share), reserved
+// before synthesis and released in two steps: the evaluations A·w, B·w, C·w after the device
+// work, the rest when the partition settles. Stats reports both; docs/memory.md explains them.
 package engine

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/cuzk-go/cuzk/assemble"
 	"github.com/cuzk-go/cuzk/prover"
@@ -30,10 +31,13 @@ import (
 // order partitions by (Job.Priority, job sequence, partition index), so the oldest job of the most
 // urgent priority finishes first.
 //
-// Memory is bounded: a partition's estimated bytes (EstimatePartitionBytes) are reserved before
-// its synthesis starts, the evaluations share is released as soon as its device work ends and the
-// rest after its finalization, and a synthesis starts only if its reservation fits the budget. At
-// most the queue depth of synthesized partitions wait for a device worker.
+// Memory is bounded: what the active jobs share is counted as resident — each distinct shape
+// (ShapeBytes) and parameter set (ParametersBytes) once, and with a fallback device the host
+// workspace of one fallback proof, fallbacks running one at a time — and a partition's estimated
+// bytes (EstimatePartitionBytes over the devices) are reserved before its synthesis starts, the
+// evaluations share released as soon as its device work ends and the rest after its
+// finalization. A synthesis starts only if resident + reserved + its reservation fits the
+// budget. At most the queue depth of synthesized partitions wait for a device worker.
 //
 // A failure (error or panic) in one partition fails its job with that error; the job's other
 // partitions are dropped before synthesis or device work and other jobs go on. Cancelling the
@@ -69,6 +73,8 @@ type Engine struct {
 	inStage      [stageSettled]int // partitions per stage, settled ones not counted
 	reserved     int64
 	peakReserved int64
+	resident     residentSet         // shapes and parameters of the active jobs
+	fallbackLock *semaphore.Weighted // one fallback proof at a time
 	peakQueued   int
 	jobsDone     uint64
 	jobsFailed   uint64
@@ -105,6 +111,7 @@ type config struct {
 	workersPerDevice int
 	synthConcurrency int
 	budget           int64
+	limit            MemoryLimit
 	queueDepth       int
 	hook             timeline.Hook
 	log              *slog.Logger
@@ -153,8 +160,10 @@ func WithSynthesisConcurrency(n int) Option {
 	}
 }
 
-// WithMemoryBudget sets the memory budget in bytes for partitions in flight (default 80% of the
-// machine's RAM, or DefaultMemoryBudget where it cannot be read).
+// WithMemoryBudget sets the memory budget in bytes: the host memory the engine may count, the
+// active jobs' shapes and parameters (resident) and the partitions in flight together. The
+// default is DefaultBudget(DetectMemoryLimit()): the cgroup's memory limit, or the machine's RAM,
+// less a margin; DefaultMemoryBudget where neither can be read.
 func WithMemoryBudget(bytes int64) Option {
 	return func(c *config) error {
 		if bytes < 1 {
@@ -239,8 +248,10 @@ func New(opts ...Option) (*Engine, error) {
 	if cfg.synthConcurrency == 0 {
 		cfg.synthConcurrency = max(1, runtime.GOMAXPROCS(0)/2)
 	}
+	budget, limit := defaultMemoryBudget()
+	cfg.limit = limit
 	if cfg.budget == 0 {
-		cfg.budget = defaultMemoryBudget()
+		cfg.budget = budget
 	}
 	if cfg.queueDepth == 0 {
 		cfg.queueDepth = 2 * len(cfg.devices) * cfg.workersPerDevice
@@ -249,11 +260,12 @@ func New(opts ...Option) (*Engine, error) {
 		cfg.log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
-		cfg:   cfg,
-		clock: timeline.NewClock(),
-		hook:  cfg.hook,
-		log:   cfg.log,
-		jobs:  make(map[uint64]*job),
+		cfg:          cfg,
+		clock:        timeline.NewClock(),
+		hook:         cfg.hook,
+		log:          cfg.log,
+		jobs:         make(map[uint64]*job),
+		fallbackLock: semaphore.NewWeighted(1),
 	}
 	e.cond = sync.NewCond(&e.mu)
 	for range cfg.synthConcurrency {
@@ -353,8 +365,9 @@ func (h *Handle) Wait(ctx context.Context) (*Result, error) {
 type job struct {
 	id         uint64
 	spec       Job
-	est        int64 // EstimatePartitionBytes total
+	est        int64 // EstimatePartitionBytes total over the devices
 	estEval    int64 // its evaluations share
+	fallback   int64 // the fallback device's HostBytes for the shape (0 without one)
 	submitted  time.Time
 	done       chan struct{}
 	result     *Result // set before done is closed
@@ -420,16 +433,17 @@ type outcome struct {
 
 // Submit queues job and returns a handle to wait for it. ctx governs the job: cancelling it
 // drops the job's remaining partitions and releases their memory. Submit checks the job
-// (parameters against the shape, partition count) and fails with ErrMemoryBudget when one
-// partition's estimate exceeds the whole budget, with ErrClosed after Close.
+// (parameters against the shape, partition count) and fails with ErrMemoryBudget when what is
+// resident with this job plus one partition's estimate exceeds the whole budget, so that the job
+// could never run, with ErrClosed after Close.
 func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 	if err := validateJob(jb); err != nil {
 		return nil, err
 	}
-	est, estEval := EstimatePartitionBytes(jb.Shape, e.allDevices()...)
-	if est > e.cfg.budget {
-		return nil, fmt.Errorf("submit job: %w: one partition needs about %d bytes (%d constraints, %d variables), the budget is %d bytes",
-			ErrMemoryBudget, est, jb.Shape.NumConstraints, jb.Shape.NumInputs+jb.Shape.NumAux, e.cfg.budget)
+	est, estEval := EstimatePartitionBytes(jb.Shape, e.cfg.devices...)
+	var fb int64
+	if e.cfg.fallback != nil {
+		fb = e.cfg.fallback.HostBytes(jb.Shape)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("submit job: %w", err)
@@ -439,6 +453,7 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 		spec:      *jb,
 		est:       est,
 		estEval:   estEval,
+		fallback:  fb,
 		submitted: time.Now(),
 		done:      make(chan struct{}),
 		cancel:    cancel,
@@ -456,6 +471,14 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 		cancel(ErrClosed)
 		return nil, fmt.Errorf("submit job: %w", ErrClosed)
 	}
+	if res := e.resident.with(j); res.total()+est > e.cfg.budget {
+		e.mu.Unlock()
+		cancel(ErrMemoryBudget)
+		return nil, fmt.Errorf("submit job: %w: one partition needs about %s (%d constraints, %d variables) on top of %s resident (shapes %s, parameters %s, fallback %s); the budget is %s",
+			ErrMemoryBudget, gib(est), jb.Shape.NumConstraints, jb.Shape.NumInputs+jb.Shape.NumAux,
+			gib(res.total()), gib(res.shapeBytes), gib(res.paramBytes), gib(res.fallback), gib(e.cfg.budget))
+	}
+	e.resident.add(j)
 	e.nextID++
 	j.id = e.nextID
 	e.jobs[j.id] = j
@@ -501,10 +524,23 @@ func validateJob(jb *Job) error {
 
 // Stats is a snapshot of the engine's state. Counts are partitions unless named otherwise.
 type Stats struct {
-	// Budget is the memory budget in bytes; Reserved the bytes reserved now by partitions in
-	// flight, PeakReserved the most ever reserved at once (never above Budget, except by the
-	// evaluations of partitions synthesized again for the fallback device).
-	Budget, Reserved, PeakReserved int64
+	// Budget is the memory budget in bytes; Limit the memory limit it was derived from (or
+	// would have been, when WithMemoryBudget set it).
+	Budget int64
+	Limit  MemoryLimit
+	// Resident is what the active jobs share, counted once: ResidentShapes (ShapeBytes of each
+	// distinct shape), ResidentParameters (ParametersBytes of each distinct parameter set) and
+	// FallbackReserve (the fallback device's workspace for one partition of the largest shape).
+	Resident, ResidentShapes, ResidentParameters, FallbackReserve int64
+	// Reserved is the bytes reserved now by partitions in flight, PeakReserved the most ever
+	// reserved at once. A synthesis starts only while Resident + Reserved + its estimate fits
+	// Budget; the sum exceeds Budget only when a job brings a new shape or parameter set while
+	// partitions are in flight (no synthesis starts until it fits again), or by the evaluations
+	// of partitions synthesized again for the fallback device.
+	Reserved, PeakReserved int64
+	// PartitionEstimate is the largest per-partition estimate (EstimatePartitionBytes over the
+	// devices) among the active jobs, 0 when there is none.
+	PartitionEstimate int64
 	// ActiveJobs is the number of submitted jobs not yet finished.
 	ActiveJobs int
 	// QueuedSynthesis wait for a synthesis worker, Synthesizing are being synthesized,
@@ -521,19 +557,30 @@ type Stats struct {
 func (e *Engine) Stats() Stats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	var est int64
+	for _, j := range e.jobs {
+		est = max(est, j.est)
+	}
+	res := e.resident.totals()
 	return Stats{
-		Budget:           e.cfg.budget,
-		Reserved:         e.reserved,
-		PeakReserved:     e.peakReserved,
-		ActiveJobs:       len(e.jobs),
-		QueuedSynthesis:  e.inStage[stageQueued],
-		Synthesizing:     e.inStage[stageSynthesizing],
-		QueuedDevice:     e.inStage[stageDeviceQueue],
-		PeakQueuedDevice: e.peakQueued,
-		OnDevice:         e.inStage[stageOnDevice],
-		QueueDepth:       e.cfg.queueDepth,
-		JobsDone:         e.jobsDone,
-		JobsFailed:       e.jobsFailed,
+		Budget:             e.cfg.budget,
+		Limit:              e.cfg.limit,
+		Resident:           res.total(),
+		ResidentShapes:     res.shapeBytes,
+		ResidentParameters: res.paramBytes,
+		FallbackReserve:    res.fallback,
+		Reserved:           e.reserved,
+		PeakReserved:       e.peakReserved,
+		PartitionEstimate:  est,
+		ActiveJobs:         len(e.jobs),
+		QueuedSynthesis:    e.inStage[stageQueued],
+		Synthesizing:       e.inStage[stageSynthesizing],
+		QueuedDevice:       e.inStage[stageDeviceQueue],
+		PeakQueuedDevice:   e.peakQueued,
+		OnDevice:           e.inStage[stageOnDevice],
+		QueueDepth:         e.cfg.queueDepth,
+		JobsDone:           e.jobsDone,
+		JobsFailed:         e.jobsFailed,
 	}
 }
 
@@ -772,6 +819,8 @@ func (e *Engine) finishJob(j *job, inCallback bool) {
 
 	e.mu.Lock()
 	delete(e.jobs, j.id)
+	e.resident.remove(j)
+	e.cond.Broadcast() // what the job held resident is free
 	if res != nil {
 		e.jobsDone++
 	} else {
@@ -807,7 +856,8 @@ func (e *Engine) nextSynth() *part {
 		if e.stopped {
 			return nil
 		}
-		if p := e.synthQ.peek(); p != nil && e.devQ.Len() < e.cfg.queueDepth && e.reserved+p.job.est <= e.cfg.budget {
+		if p := e.synthQ.peek(); p != nil && e.devQ.Len() < e.cfg.queueDepth &&
+			e.resident.totals().total()+e.reserved+p.job.est <= e.cfg.budget {
 			e.synthQ.pop()
 			e.reserveLocked(p, p.job.est)
 			e.moveLocked(p, stageSynthesizing)
@@ -1040,7 +1090,9 @@ func (e *Engine) accept(j *job, p *part, proof *prover.Proof, pt partTimes) (out
 // fallBack proves partition p on the fallback device after its device failed with failed.err.
 // It synthesizes p again rather than trusting the host buffers the failed device held, so that
 // nothing the device did can reach the fallback's proof; the new evaluations are reserved again
-// (without waiting for the budget: a fallback must not wait on partitions behind it).
+// (without waiting for the budget: a fallback must not wait on partitions behind it). Fallbacks
+// run one at a time, so that the fallback device's workspace, counted once as resident, is
+// enough.
 func (e *Engine) fallBack(d, w int, p *part, failed outcome) outcome {
 	j := p.job
 	cause := failed.err
@@ -1049,6 +1101,11 @@ func (e *Engine) fallBack(d, w int, p *part, failed outcome) outcome {
 	pt := failed.times
 	t0 := time.Now()
 	e.emit(t0, timeline.FinalizeStart, j, p.index, d, w, "fallback: "+errDetail(cause))
+	if err := e.fallbackLock.Acquire(j.ctx, 1); err != nil {
+		e.emit(time.Now(), timeline.FinalizeEnd, j, p.index, d, w, "fallback "+errDetail(err))
+		return outcome{err: fmt.Errorf("%w (after device error: %v)", err, cause)}
+	}
+	defer e.fallbackLock.Release(1)
 	e.mu.Lock()
 	p.asg = nil
 	e.reserveLocked(p, max(0, j.est-p.reserved))
@@ -1099,13 +1156,4 @@ func (e *Engine) releaseTask(p *part, task prover.Task) {
 		}
 	}()
 	task.Release()
-}
-
-// allDevices returns the engine's devices and its fallback, if any.
-func (e *Engine) allDevices() []prover.Device {
-	devs := append([]prover.Device(nil), e.cfg.devices...)
-	if e.cfg.fallback != nil {
-		devs = append(devs, e.cfg.fallback)
-	}
-	return devs
 }

@@ -1,23 +1,15 @@
 package engine
 
 import (
-	"bufio"
-	"bytes"
-	"os"
-	"strconv"
-
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
-// DefaultMemoryBudget is the engine's memory budget in bytes when the machine's RAM cannot be
-// read from /proc/meminfo: 8 GiB.
+// DefaultMemoryBudget is the engine's memory budget in bytes when the memory limit cannot be
+// read at all (DetectMemoryLimit fails): 8 GiB.
 const DefaultMemoryBudget int64 = 8 << 30
-
-// memoryBudgetFraction is the share of MemTotal the engine budgets by default.
-const memoryBudgetFraction = 0.8
 
 // EstimatePartitionBytes estimates the host memory, in bytes, that one partition of shape holds
 // from the start of its synthesis to the end of its finalization on the device that costs the
@@ -27,7 +19,8 @@ const memoryBudgetFraction = 0.8
 //	total       = evaluations + |w|·32 + max over devs of dev.HostBytes(shape)
 //
 // The evaluations share is released as soon as the partition's device work ends, the rest after
-// its finalization. Parameters, which all partitions share, are not counted.
+// its finalization. What all partitions share — the shape and the parameters — is not counted
+// here: the engine counts it once as resident (Stats.Resident).
 func EstimatePartitionBytes(shape *synth.Shape, devs ...prover.Device) (total, evaluations int64) {
 	const el = int64(fr.Bytes)
 	evaluations = 3 * int64(shape.NumRows()) * el
@@ -38,34 +31,12 @@ func EstimatePartitionBytes(shape *synth.Shape, devs ...prover.Device) (total, e
 	return evaluations + (int64(shape.NumInputs)+int64(shape.NumAux))*el + dev, evaluations
 }
 
-// defaultMemoryBudget returns 80% of the machine's RAM (MemTotal in /proc/meminfo), or
-// DefaultMemoryBudget where that cannot be read.
-func defaultMemoryBudget() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
+// defaultMemoryBudget returns DefaultBudget of the detected memory limit and the limit, or
+// DefaultMemoryBudget where no limit can be read.
+func defaultMemoryBudget() (int64, MemoryLimit) {
+	lim, err := DetectMemoryLimit()
 	if err != nil {
-		return DefaultMemoryBudget
+		return DefaultMemoryBudget, MemoryLimit{Source: err.Error()}
 	}
-	if kb, ok := parseMemTotal(b); ok {
-		return int64(float64(kb) * 1024 * memoryBudgetFraction)
-	}
-	return DefaultMemoryBudget
-}
-
-// parseMemTotal returns the MemTotal line of /proc/meminfo in kB ("MemTotal:  24576000 kB").
-func parseMemTotal(b []byte) (kb int64, ok bool) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) >= 2 && string(f[0]) == "MemTotal:" {
-			v, err := strconv.ParseInt(string(f[1]), 10, 64)
-			if err != nil || v <= 0 {
-				return 0, false
-			}
-			if len(f) >= 3 && string(f[2]) != "kB" {
-				return 0, false
-			}
-			return v, true
-		}
-	}
-	return 0, false
+	return DefaultBudget(lim), lim
 }

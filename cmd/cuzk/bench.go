@@ -2,20 +2,26 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/gpu"
+	"github.com/cuzk-go/cuzk/internal/progress"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
@@ -34,9 +40,15 @@ func runBench(ctx context.Context, args []string) error {
 	cpuFallback := fs.Bool("cpu-fallback", true, "prove a partition on the CPU when its GPU fails, instead of failing its job")
 	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg (one subdirectory per run when there are several)")
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
+	randomParams := fs.Bool("random-params", false, "random points instead of an INSECURE setup: no setup time, but the proofs do not verify (and are not checked)")
+	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *budgetGiB < 0 {
+		return fmt.Errorf("bench: --memory-budget must be ≥ 0")
+	}
+	budget := int64(*budgetGiB * (1 << 30))
 	if *jobs < 1 || *partitions < 1 {
 		return fmt.Errorf("bench: --jobs and --partitions must be ≥ 1")
 	}
@@ -54,17 +66,54 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	defer closeAll(gpuDevs)
 
-	// Setup: INSECURE development parameters for the benchmark circuit.
+	// The circuit's shape, then the memory plan: refused before the setup, which at real size
+	// takes hours, when it cannot fit.
 	start := time.Now()
-	shape, params, err := cf.insecureSetup()
+	shape, err := compileWithProgress(&cf)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("circuit %s: %d rows, domain 2^%d; INSECURE dev setup in %s\n",
+	fmt.Printf("circuit %s: %d rows, domain 2^%d; compiled in %s\n",
 		cf.describe(), shape.NumRows(), log2(shape.DomainSize()), time.Since(start).Round(time.Millisecond))
-	est, estEval := engine.EstimatePartitionBytes(shape, all...)
-	fmt.Printf("host memory per in-flight partition (engine estimate): %.1f MiB, of which A·w, B·w, C·w %.1f MiB\n",
-		float64(est)/(1<<20), float64(estEval)/(1<<20))
+	var fallback prover.Device
+	if *cpuFallback && all[0] != prover.CPU() {
+		fallback = prover.CPU()
+	}
+	plan, err := planMemory(shape, all, fallback, slices.Max(workers), *synthConc, runtime.GOMAXPROCS(0), budget)
+	if err != nil {
+		return err
+	}
+	plan.print(os.Stdout)
+	if err := plan.check(); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The Go heap grows past the live data between collections (to 2× by default): a soft
+		// limit at the budget makes the collector work harder instead of the process being killed.
+		debug.SetMemoryLimit(plan.budget)
+	}
+
+	// Parameters: INSECURE development parameters, or random points.
+	start = time.Now()
+	stages := progress.NewStages(os.Stderr, progress.WithUnit("points"))
+	var params *prover.Parameters
+	if *randomParams {
+		params = devsetup.RandomParameters(shape, cf.seed, devsetup.WithProgress(stages.Report))
+	} else {
+		tw, err := devsetup.NewToxicWaste(rand.Reader)
+		if err != nil {
+			return err
+		}
+		if params, err = devsetup.InsecureSetup(shape, tw, devsetup.WithProgress(stages.Report)); err != nil {
+			return err
+		}
+	}
+	stages.Done()
+	kind := "INSECURE dev setup"
+	if *randomParams {
+		kind = "random parameters (proofs will not verify)"
+	}
+	fmt.Printf("%s in %s: %s of points\n", kind, time.Since(start).Round(time.Millisecond), gibs(engine.ParametersBytes(params)))
 
 	several := len(workers)*len(gpus) > 1
 	for _, g := range gpus {
@@ -74,7 +123,8 @@ func runBench(ctx context.Context, args []string) error {
 		}
 		for _, w := range workers {
 			run := benchRun{cf: &cf, shape: shape, params: params, devs: devs, workers: w, jobs: *jobs,
-				partitions: *partitions, synth: *synthConc, cpuFallback: *cpuFallback, out: *outDir, width: *width}
+				partitions: *partitions, synth: *synthConc, cpuFallback: *cpuFallback, out: *outDir, width: *width,
+				budget: budget, noVerify: *randomParams, plan: plan}
 			if several {
 				run.out = filepath.Join(*outDir, fmt.Sprintf("gpus%d-w%d", len(devs), w))
 			}
@@ -116,6 +166,9 @@ type benchRun struct {
 	cpuFallback       bool
 	out               string
 	width             int
+	budget            int64 // 0: the engine's default
+	noVerify          bool  // random parameters: the proofs cannot verify
+	plan              memoryPlan
 }
 
 func (b *benchRun) do(ctx context.Context) error {
@@ -130,10 +183,30 @@ func (b *benchRun) do(ctx context.Context) error {
 	defer logFile.Close()
 	var rec timeline.Recorder
 	lines := timeline.NewLineWriter(logFile)
+	total := b.jobs * b.partitions
+	// The public inputs, to verify the proofs with: building each job's instance (a PoRep
+	// sector) can take a while, so it is done, with its progress, before the timed run.
+	inputs := make([][][]fr.Element, b.jobs)
+	jfs := make([]*circuitFlags, b.jobs)
+	inBar := progress.New(os.Stderr, "public inputs", int64(total), progress.WithUnit("partitions"))
+	for j := range inputs {
+		jfs[j] = b.cf.withSeed(b.cf.seed + uint64(j)*1_000_003)
+		inputs[j] = make([][]fr.Element, b.partitions)
+		for p := range inputs[j] {
+			_, in, err := jfs[j].instance(p)
+			if err != nil {
+				return err
+			}
+			inputs[j][p] = in
+			inBar.Add(1)
+		}
+	}
+	inBar.Done()
+	bar := progress.New(os.Stderr, "partitions proved", int64(total), progress.WithUnit("partitions"))
 	opts := []engine.Option{
 		engine.WithDevices(b.devs...),
 		engine.WithWorkersPerDevice(b.workers),
-		engine.WithTimeline(timeline.Multi(&rec, lines)),
+		engine.WithTimeline(timeline.Multi(&rec, lines, partitionCounter(bar))),
 		// Every proof is verified after the timed run (below), so the engine's own check
 		// would only add to the measured work.
 		engine.WithoutSelfCheck(),
@@ -144,6 +217,10 @@ func (b *benchRun) do(ctx context.Context) error {
 	if b.synth > 0 {
 		opts = append(opts, engine.WithSynthesisConcurrency(b.synth))
 	}
+	if b.budget > 0 {
+		opts = append(opts, engine.WithMemoryBudget(b.budget))
+	}
+
 	eng, err := engine.New(opts...)
 	if err != nil {
 		return err
@@ -154,21 +231,13 @@ func (b *benchRun) do(ctx context.Context) error {
 	}
 	fmt.Printf("\n== engine: %s, %d workers per device, %d jobs × %d partitions\n",
 		strings.Join(names, ", "), b.workers, b.jobs, b.partitions)
+	rssStart, _ := procStatus("VmRSS:")
 	resetPeakRSS()
 
 	benchStart := time.Now()
 	handles := make([]*engine.Handle, b.jobs)
-	inputs := make([][][]fr.Element, b.jobs)
 	for j := range handles {
-		jf := b.cf.withSeed(b.cf.seed + uint64(j)*1_000_003)
-		inputs[j] = make([][]fr.Element, b.partitions)
-		for p := range inputs[j] {
-			_, in, err := jf.instance(p)
-			if err != nil {
-				return err
-			}
-			inputs[j][p] = in
-		}
+		jf := jfs[j]
 		handles[j], err = eng.Submit(ctx, &engine.Job{
 			Params:     b.params,
 			Shape:      b.shape,
@@ -185,11 +254,15 @@ func (b *benchRun) do(ctx context.Context) error {
 	results := make([]*engine.Result, b.jobs)
 	for j, h := range handles {
 		if results[j], err = h.Wait(ctx); err != nil {
+			bar.Done()
 			eng.Close(context.Background())
 			return err
 		}
 	}
 	elapsed := time.Since(benchStart)
+	bar.Done()
+	st := eng.Stats()
+	fmt.Printf("engine: budget %s, peak reserved %s beside the resident shape and parameters\n", gibs(st.Budget), gibs(st.PeakReserved))
 	if err := eng.Close(ctx); err != nil {
 		return err
 	}
@@ -198,22 +271,27 @@ func (b *benchRun) do(ctx context.Context) error {
 	}
 
 	// Every proof must verify: a fast wrong prover is no prover.
-	pvk, err := prover.PrepareVerifyingKey(&b.params.VK)
-	if err != nil {
-		return err
-	}
-	for j, r := range results {
-		if err := prover.VerifyBatch(pvk, r.Partitions, inputs[j]); err != nil {
-			return fmt.Errorf("job %d: proofs do not verify: %w", j, err)
+	verified := "all verified"
+	if b.noVerify {
+		verified = "NOT verified (random parameters)"
+	} else {
+		pvk, err := prover.PrepareVerifyingKey(&b.params.VK)
+		if err != nil {
+			return err
+		}
+		for j, r := range results {
+			if err := prover.VerifyBatch(pvk, r.Partitions, inputs[j]); err != nil {
+				return fmt.Errorf("job %d: proofs do not verify: %w", j, err)
+			}
 		}
 	}
 
-	total := b.jobs * b.partitions
-	fmt.Printf("\n%d proofs (%d partitions) in %s, all verified\n", b.jobs, total, elapsed.Round(time.Millisecond))
+	fmt.Printf("\n%d proofs (%d partitions) in %s, %s\n", b.jobs, total, elapsed.Round(time.Millisecond), verified)
 	fmt.Printf("throughput: %.3f s/proof, %.2f proofs/min, %.3f s/partition\n",
 		elapsed.Seconds()/float64(b.jobs), float64(b.jobs)/elapsed.Minutes(), elapsed.Seconds()/float64(total))
 	if rss, ok := peakRSS(); ok {
 		fmt.Printf("peak host RSS: %.2f GiB\n", float64(rss)/(1<<30))
+		printMeasuredMemory(rss, rssStart, st.PeakReserved, b.plan.partition)
 	}
 	fmt.Println()
 	return reportTimeline(rec.Events(), b.width, false,
@@ -262,7 +340,10 @@ func resetPeakRSS() {
 }
 
 // peakRSS returns the process's peak resident set size in bytes (Linux: VmHWM).
-func peakRSS() (int64, bool) {
+func peakRSS() (int64, bool) { return procStatus("VmHWM:") }
+
+// procStatus returns a "… kB" field of /proc/self/status in bytes (Linux only).
+func procStatus(field string) (int64, bool) {
 	if runtime.GOOS != "linux" {
 		return 0, false
 	}
@@ -271,7 +352,7 @@ func peakRSS() (int64, bool) {
 		return 0, false
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			f := strings.Fields(rest)
 			if len(f) >= 1 {
 				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
@@ -281,4 +362,38 @@ func peakRSS() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// partitionCounter is a timeline hook that counts each partition proved (its FINALIZE_END
+// without error) on bar.
+func partitionCounter(bar *progress.Reporter) timeline.Hook {
+	var proved atomic.Int64
+	return timeline.HookFunc(func(ev timeline.Event) {
+		if ev.Kind == timeline.FinalizeEnd && !strings.Contains(ev.Detail, "error") {
+			bar.Set(proved.Add(1))
+		}
+	})
+}
+
+// printMeasuredMemory compares the run's measured host memory with the engine's accounting:
+// the RSS the run added at its peak, shared among the partitions of est bytes that the engine's
+// peak reservation held (peakReserved / est of them).
+func printMeasuredMemory(peak, atStart, peakReserved, est int64) {
+	if atStart <= 0 || est <= 0 || peakReserved <= 0 {
+		return
+	}
+	k := float64(peakReserved) / float64(est)
+	fmt.Printf("measured: RSS %s before the run, %s at its peak (+%s) with up to %.1f partitions reserved: %s per in-flight partition (estimated %s)\n",
+		gibs(atStart), gibs(peak), gibs(peak-atStart), k, gibs(int64(float64(peak-atStart)/k)), gibs(est))
+}
+
+// compileWithProgress builds and compiles the circuit, showing the elapsed time: synth.Compile
+// reports no progress of its own.
+func compileWithProgress(cf *circuitFlags) (*synth.Shape, error) {
+	r := progress.New(os.Stderr, "compile "+cf.describe(), 0)
+	stop := r.Heartbeat(time.Second)
+	shape, err := cf.compile()
+	stop()
+	r.Done()
+	return shape, err
 }

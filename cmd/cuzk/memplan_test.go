@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/engine"
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+func TestMemoryPlan(t *testing.T) {
+	shape, err := synth.Compile(&circuits.Scalable{Constraints: 5000, Inputs: 2})
+	require.NoError(t, err)
+	cpu := []prover.Device{prover.CPU()}
+	est, _ := engine.EstimatePartitionBytes(shape, cpu...)
+	resident := engine.ShapeBytes(shape) + engine.ParametersBytesFor(shape)
+
+	// 4 cores: 2 synthesis workers, 2 device workers and a queue of 4.
+	p, err := planMemory(shape, cpu, nil, 2, 0, 4, resident+3*est+est/2)
+	require.NoError(t, err)
+	require.Equal(t, 2+4+2, p.inFlight)
+	require.Equal(t, 3, p.fits(), "the budget, not the workers, bounds it")
+	require.NoError(t, p.check())
+	var out bytes.Buffer
+	p.print(&out)
+	require.Contains(t, out.String(), "× 3 partitions in flight")
+	require.Contains(t, out.String(), "workers and queues hold up to 8; the budget allows 3")
+
+	p, err = planMemory(shape, cpu, nil, 2, 1, 4, 1<<40)
+	require.NoError(t, err)
+	require.Equal(t, 1+4+2, p.fits(), "the workers bound it")
+
+	p, err = planMemory(shape, cpu, prover.CPU(), 2, 0, 4, resident+est)
+	require.NoError(t, err)
+	require.Equal(t, prover.CPU().HostBytes(shape), p.fallback)
+	require.Zero(t, p.fits(), "the fallback's workspace is resident")
+	err = p.check()
+	require.ErrorContains(t, err, "memory plan does not fit")
+	require.ErrorContains(t, err, "--cpu-fallback=false")
+	require.ErrorContains(t, err, "--random-params")
+
+	p, err = planMemory(shape, cpu, nil, 2, 0, 4, 0)
+	require.NoError(t, err)
+	require.Positive(t, p.limit.Bytes)
+	require.Equal(t, engine.DefaultBudget(p.limit), p.budget)
+}
+
+// TestBenchRefusesBeforeSetup: a budget that cannot hold one partition stops the benchmark with
+// the plan's error, before any parameters are made.
+func TestBenchRefusesBeforeSetup(t *testing.T) {
+	err := run(context.Background(), []string{"bench", "--device", "cpu", "--constraints", "20000",
+		"--memory-budget", "0.001", "--out", t.TempDir()})
+	require.ErrorContains(t, err, "memory plan does not fit")
+	require.ErrorContains(t, err, "budget 1.0 MiB")
+}
+
+func TestBenchSmall(t *testing.T) {
+	out := t.TempDir()
+	for _, extra := range [][]string{nil, {"--random-params"}} {
+		args := append([]string{"bench", "--device", "cpu", "--constraints", "300", "--inputs", "2",
+			"--jobs", "2", "--partitions", "2", "--out", out}, extra...)
+		require.NoError(t, run(context.Background(), args))
+		require.FileExists(t, filepath.Join(out, "bench.timeline"))
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +21,7 @@ import (
 )
 
 func runBench(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := newFlagSet("bench", "[flags]", "Run the proving engine on jobs of a built-in circuit over INSECURE development parameters;\nreport throughput and utilization and write the timeline to --out.")
 	var cf circuitFlags
 	cf.register(fs, 1<<16-64)
 	jobs := fs.Int("jobs", 3, "number of jobs (multi-partition proofs)")
@@ -34,17 +33,18 @@ func runBench(ctx context.Context, args []string) error {
 	cpuFallback := fs.Bool("cpu-fallback", true, "prove a partition on the CPU when its GPU fails, instead of failing its job")
 	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg (one subdirectory per run when there are several)")
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
-	if err := fs.Parse(args); err != nil {
+	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if *jobs < 1 || *partitions < 1 {
-		return fmt.Errorf("bench: --jobs and --partitions must be ≥ 1")
+	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
+		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate()); err != nil {
+		return &usageError{err}
 	}
-	workers, err := parseCounts("workers", *workersFlag, 1)
+	workers, err := parseCounts("workers", *workersFlag, 1, engine.MaxWorkersPerDevice)
 	if err != nil {
 		return err
 	}
-	gpus, err := parseCounts("gpus", *gpusFlag, 0)
+	gpus, err := parseCounts("gpus", *gpusFlag, 0, engine.MaxDevices)
 	if err != nil {
 		return err
 	}
@@ -92,13 +92,16 @@ func runBench(ctx context.Context, args []string) error {
 	return nil
 }
 
-// parseCounts reads a comma-separated list of integers ≥ min.
-func parseCounts(name, list string, min int) ([]int, error) {
+// maxBenchJobs bounds --jobs: the jobs are submitted at once.
+const maxBenchJobs = 1 << 10
+
+// parseCounts reads a comma-separated list of integers in [min, max].
+func parseCounts(name, list string, min, max int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(list, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < min {
-			return nil, fmt.Errorf("bench: --%s: %q is not a list of integers ≥ %d", name, list, min)
+		if err != nil || v < min || v > max {
+			return nil, usagef("bench: --%s: %q is not a list of integers from %d to %d", name, list, min, max)
 		}
 		out = append(out, v)
 	}

@@ -222,7 +222,9 @@ func TestBoundedReads(t *testing.T) {
 		{vk, proof, padded, "read " + padded + ": more than"},
 	} {
 		done := make(chan error, 1)
-		go func() { done <- run(ctx, []string{"verify", "--vk", tc.vk, "--proof", tc.proof, "--inputs", tc.inputs}) }()
+		go func() {
+			done <- run(ctx, []string{"verify", "--vk", tc.vk, "--proof", tc.proof, "--inputs", tc.inputs})
+		}()
 		select {
 		case err := <-done:
 			require.ErrorContains(t, err, tc.want)

@@ -37,7 +37,7 @@ func runBench(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
-		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate()); err != nil {
+		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate(), checkDeviceName(*deviceFlag)); err != nil {
 		return &usageError{err}
 	}
 	workers, err := parseCounts("workers", *workersFlag, 1, engine.MaxWorkersPerDevice)
@@ -91,9 +91,6 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	return nil
 }
-
-// maxBenchJobs bounds --jobs: the jobs are submitted at once.
-const maxBenchJobs = 1 << 10
 
 // parseCounts reads a comma-separated list of integers in [min, max].
 func parseCounts(name, list string, min, max int) ([]int, error) {

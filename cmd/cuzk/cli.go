@@ -112,6 +112,9 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// maxBenchJobs bounds bench's --jobs: the jobs are submitted at once.
+const maxBenchJobs = 1 << 10
+
 // checkRange returns a usageError unless lo ≤ v ≤ hi, naming the flag and the range.
 func checkRange(flagName string, v, lo, hi int) error {
 	if v < lo || v > hi {

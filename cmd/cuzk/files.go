@@ -17,8 +17,11 @@ import (
 )
 
 // staleTempAge is the age past which a temporary file of ours (an output's name followed by
-// .tmp and digits) is taken as left by a killed run and removed before writing that output.
-const staleTempAge = time.Hour
+// .tmp and digits) is taken as left by a killed run and removed before writing that output. A
+// temporary file being filled is modified continuously; one removed from under a concurrent
+// run of the same outputs (which is not supported) makes that run fail, never write a wrong
+// file.
+const staleTempAge = time.Minute
 
 // output is a file a command writes, named by a flag.
 type output struct {

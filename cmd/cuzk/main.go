@@ -31,7 +31,7 @@ func main() {
 // interruptGrace is how long cuzk waits, after the first Ctrl-C, for the command to stop on its
 // own (removing its temporary files) before it exits anyway: reading parameters, for one, cannot
 // be interrupted.
-const interruptGrace = 2 * time.Second
+const interruptGrace = time.Second
 
 // runMain runs the command of args and returns cuzk's exit status, printing the error, if any,
 // to stderr. When ctx is cancelled (the first Ctrl-C) it calls stop, so that a second Ctrl-C

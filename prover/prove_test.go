@@ -163,9 +163,13 @@ func TestProveDeterministicWithRandomness(t *testing.T) {
 
 // TestSetupProveVerifyAtScale runs InsecureSetup, ProvePartition and Verify at 2^12 to 2^14
 // rows, through a params file round trip, and checks a batch of the partitions' proofs.
+// Under -short only 2^12 runs; the larger sizes take several seconds each on 2 cores.
 func TestSetupProveVerifyAtScale(t *testing.T) {
 	for _, logN := range []int{12, 13, 14} {
 		t.Run(fmt.Sprintf("2^%d", logN), func(t *testing.T) {
+			if testing.Short() && logN > 12 {
+				t.Skip("2^13 and 2^14 rows take several seconds each; run without -short")
+			}
 			c := &circuits.Scalable{Constraints: 1<<logN - 9, Inputs: 8, Seed: mrand.Uint64()}
 			shape, params := setupFor(t, c)
 			require.Equal(t, 1<<logN, shape.DomainSize())

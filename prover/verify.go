@@ -25,11 +25,44 @@ type PreparedVerifyingKey struct {
 }
 
 // PrepareVerifyingKey computes e(α, β) and the line evaluations of −γ and −δ for vk.
-// It fails if vk has no IC point (IC[0], for the constant ONE, is always present).
+// It fails if vk has no IC point (IC[0], for the constant ONE, is always present) or if
+// alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1 or delta_g2 is the point at infinity, as
+// Checked decoding does for keys read from bytes: with γ = δ = ∞ the equation reduces to
+// e(A, B) = e(α, β), which A = α, B = β satisfies for every input, and with α or β at
+// infinity it reduces to a relation the prover can meet without a witness.
 func PrepareVerifyingKey(vk *VerifyingKey) (*PreparedVerifyingKey, error) {
 	if len(vk.IC) == 0 {
 		return nil, errors.New("prepare verifying key: IC is empty, want at least IC[0] for ONE")
 	}
+	if err := checkKeyNotInfinity(vk); err != nil {
+		return nil, err
+	}
+	return prepare(vk)
+}
+
+// checkKeyNotInfinity returns an error naming the first of the key's fixed points that is the
+// point at infinity.
+func checkKeyNotInfinity(vk *VerifyingKey) error {
+	for _, f := range []struct {
+		name string
+		inf  bool
+	}{
+		{"vk.alpha_g1", vk.AlphaG1.IsInfinity()},
+		{"vk.beta_g1", vk.BetaG1.IsInfinity()},
+		{"vk.beta_g2", vk.BetaG2.IsInfinity()},
+		{"vk.gamma_g2", vk.GammaG2.IsInfinity()},
+		{"vk.delta_g1", vk.DeltaG1.IsInfinity()},
+		{"vk.delta_g2", vk.DeltaG2.IsInfinity()},
+	} {
+		if f.inf {
+			return fmt.Errorf("prepare verifying key: %s: %w", f.name, errInfinity)
+		}
+	}
+	return nil
+}
+
+// prepare is PrepareVerifyingKey without the checks on vk's points.
+func prepare(vk *VerifyingKey) (*PreparedVerifyingKey, error) {
 	ab, err := bls12381.Pair([]bls12381.G1Affine{vk.AlphaG1}, []bls12381.G2Affine{vk.BetaG2})
 	if err != nil {
 		return nil, fmt.Errorf("prepare verifying key: pair alpha and beta: %w", err)

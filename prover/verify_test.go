@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"strings"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -127,6 +128,47 @@ func TestVerifyConstructed(t *testing.T) {
 	}
 	if _, err := PrepareVerifyingKey(&VerifyingKey{}); err == nil {
 		t.Error("key without IC prepared")
+	}
+}
+
+// TestPrepareVerifyingKeyRefusesInfinity: a key built in memory with gamma_g2 = delta_g2 =
+// infinity accepts the forged proof A = α, B = β for any inputs (shown through prepare, which
+// skips the checks); PrepareVerifyingKey refuses it, and every other fixed point at infinity.
+func TestPrepareVerifyingKeyRefusesInfinity(t *testing.T) {
+	k := newToyKey(90, 2)
+	forgedKey := *k.vk
+	forgedKey.GammaG2 = bls12381.G2Affine{}
+	forgedKey.DeltaG2 = bls12381.G2Affine{}
+	forged := &Proof{A: forgedKey.AlphaG1, B: forgedKey.BetaG2, C: forgedKey.IC[0]}
+	unchecked, err := prepare(&forgedKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(unchecked, forged, randScalars(91, 2)); err != nil {
+		t.Fatalf("the forgery should verify under gamma = delta = infinity: %v", err)
+	}
+	if _, err := PrepareVerifyingKey(&forgedKey); !errors.Is(err, errInfinity) || !strings.Contains(err.Error(), "vk.gamma_g2") {
+		t.Fatalf("PrepareVerifyingKey accepted gamma = delta = infinity: %v", err)
+	}
+	for _, f := range []struct {
+		name string
+		set  func(vk *VerifyingKey)
+	}{
+		{"vk.alpha_g1", func(vk *VerifyingKey) { vk.AlphaG1 = bls12381.G1Affine{} }},
+		{"vk.beta_g1", func(vk *VerifyingKey) { vk.BetaG1 = bls12381.G1Affine{} }},
+		{"vk.beta_g2", func(vk *VerifyingKey) { vk.BetaG2 = bls12381.G2Affine{} }},
+		{"vk.gamma_g2", func(vk *VerifyingKey) { vk.GammaG2 = bls12381.G2Affine{} }},
+		{"vk.delta_g1", func(vk *VerifyingKey) { vk.DeltaG1 = bls12381.G1Affine{} }},
+		{"vk.delta_g2", func(vk *VerifyingKey) { vk.DeltaG2 = bls12381.G2Affine{} }},
+	} {
+		vk := *k.vk
+		f.set(&vk)
+		if _, err := PrepareVerifyingKey(&vk); !errors.Is(err, errInfinity) || !strings.Contains(err.Error(), f.name) {
+			t.Errorf("%s at infinity: %v", f.name, err)
+		}
+	}
+	if _, err := PrepareVerifyingKey(k.vk); err != nil {
+		t.Fatalf("valid key refused: %v", err)
 	}
 }
 

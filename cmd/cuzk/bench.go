@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,7 +27,7 @@ import (
 )
 
 func runBench(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := newFlagSet("bench", "[flags]", "Run the proving engine on jobs of a built-in circuit over INSECURE development parameters;\nreport throughput and utilization and write the timeline to --out.")
 	var cf circuitFlags
 	cf.register(fs, 1<<16-64)
 	jobs := fs.Int("jobs", 3, "number of jobs (multi-partition proofs)")
@@ -42,21 +41,22 @@ func runBench(ctx context.Context, args []string) error {
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
 	randomParams := fs.Bool("random-params", false, "random points instead of an INSECURE setup: no setup time, but the proofs do not verify (and are not checked)")
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
-	if err := fs.Parse(args); err != nil {
+	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if *budgetGiB < 0 {
-		return fmt.Errorf("bench: --memory-budget must be ≥ 0")
+		return &usageError{fmt.Errorf("bench: --memory-budget must be ≥ 0")}
 	}
 	budget := int64(*budgetGiB * (1 << 30))
-	if *jobs < 1 || *partitions < 1 {
-		return fmt.Errorf("bench: --jobs and --partitions must be ≥ 1")
+	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
+		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate(), checkDeviceName(*deviceFlag)); err != nil {
+		return &usageError{err}
 	}
-	workers, err := parseCounts("workers", *workersFlag, 1)
+	workers, err := parseCounts("workers", *workersFlag, 1, engine.MaxWorkersPerDevice)
 	if err != nil {
 		return err
 	}
-	gpus, err := parseCounts("gpus", *gpusFlag, 0)
+	gpus, err := parseCounts("gpus", *gpusFlag, 0, engine.MaxDevices)
 	if err != nil {
 		return err
 	}
@@ -142,13 +142,13 @@ func runBench(ctx context.Context, args []string) error {
 	return nil
 }
 
-// parseCounts reads a comma-separated list of integers ≥ min.
-func parseCounts(name, list string, min int) ([]int, error) {
+// parseCounts reads a comma-separated list of integers in [min, max].
+func parseCounts(name, list string, min, max int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(list, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < min {
-			return nil, fmt.Errorf("bench: --%s: %q is not a list of integers ≥ %d", name, list, min)
+		if err != nil || v < min || v > max {
+			return nil, usagef("bench: --%s: %q is not a list of integers from %d to %d", name, list, min, max)
 		}
 		out = append(out, v)
 	}

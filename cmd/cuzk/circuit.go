@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuzk-go/cuzk/circuits"
 	"github.com/cuzk-go/cuzk/circuits/porep"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -27,13 +28,47 @@ type circuitFlags struct {
 	mu      sync.Mutex
 }
 
+// Bounds on the sizes of the built-in circuits, checked by circuitFlags.validate before any work.
+const (
+	// maxScalableConstraints is the largest scalable circuit: 2^27 constraints, a domain of
+	// 2^28 rows and parameters of about 50 GiB.
+	maxScalableConstraints = 1 << 27
+	// maxScalableInputs keeps the verifying key readable: prover.ReadVerifyingKeyFile accepts
+	// at most prover.MaxICPoints IC points, one per public input plus ONE.
+	maxScalableInputs = prover.MaxICPoints - 1
+	// maxPoRepChallenges is the challenges of one partition of Filecoin's 32 GiB PoRep
+	// (≈130 M constraints); more would only outgrow any machine's memory.
+	maxPoRepChallenges = porep.FullPartitionChallenges
+)
+
 func (c *circuitFlags) register(fs *flag.FlagSet, constraints int) {
 	fs.StringVar(&c.name, "circuit", "scalable", "built-in circuit: scalable or porep")
-	fs.IntVar(&c.constraints, "constraints", constraints, "scalable: number of constraints (up to 2^27)")
-	fs.IntVar(&c.inputs, "inputs", 4, "scalable: number of public inputs, ONE not counted")
+	fs.IntVar(&c.constraints, "constraints", constraints, fmt.Sprintf("scalable: number of constraints (1 to 2^27 = %d)", maxScalableConstraints))
+	fs.IntVar(&c.inputs, "inputs", 4, fmt.Sprintf("scalable: number of public inputs, ONE not counted (0 to %d)", maxScalableInputs))
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the deterministic witness")
 	fs.StringVar(&c.porepSize, "porep-size", "tiny", "porep: "+porepSizeNames()+" (≈1.2 M constraints … ≈130 M)")
-	fs.IntVar(&c.challenges, "challenges", 0, "porep: challenges per partition in the full 32 GiB shape (≈7.2 M constraints each); overrides --porep-size")
+	fs.IntVar(&c.challenges, "challenges", 0, fmt.Sprintf("porep: challenges per partition in the full 32 GiB shape (≈7.2 M constraints each, at most %d); overrides --porep-size", maxPoRepChallenges))
+}
+
+// validate checks the circuit flags against their bounds, before any work; errors are
+// usageErrors naming the flag.
+func (c *circuitFlags) validate() error {
+	if c.name != "scalable" && c.name != "porep" {
+		return usagef("--circuit %q: want scalable or porep", c.name)
+	}
+	if err := checkRange("constraints", c.constraints, 1, maxScalableConstraints); err != nil {
+		return err
+	}
+	if err := checkRange("inputs", c.inputs, 0, maxScalableInputs); err != nil {
+		return err
+	}
+	if err := checkRange("challenges", c.challenges, 0, maxPoRepChallenges); err != nil {
+		return err
+	}
+	if _, err := c.porepConfig(1); err != nil {
+		return &usageError{err}
+	}
+	return nil
 }
 
 func porepSizeNames() string {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,18 +20,32 @@ func runCircuitHash(ctx context.Context, args []string) error {
 }
 
 func circuitHash(_ context.Context, w io.Writer, args []string) error {
-	fs := flag.NewFlagSet("circuit-hash", flag.ContinueOnError)
+	fs := newFlagSet("circuit-hash", "[flags]",
+		"Print a circuit's constraint, input and aux counts and its constraint-system hash, the\n"+
+			"value bellpepper-core's TestConstraintSystem::hash() gives for the same circuit.")
 	var cf circuitFlags
 	cf.register(fs, 1<<12)
 	fs.Lookup("circuit").Usage = "circuit: winning-post, window-post (Filecoin FallbackPoSt), stacked-porep (Filecoin PoRep partition), scalable or porep"
 	sizeFlag := fs.String("sector-size", "2KiB", "winning-post, window-post, stacked-porep: sector size (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB)")
 	countOnly := fs.Bool("count-only", false, "print the counts only, without compiling the circuit")
 	treeFlag := fs.String("tree", "", "winning-post, window-post, stacked-porep: tree R (and C) shape base-sub-top (8-4-0), overriding the sector size's")
-	sectors := fs.Int("post-sectors", 0, "winning-post, window-post: sectors per partition, overriding the proof's")
-	challenges := fs.Int("post-challenges", 0, "winning-post, window-post: challenges per sector; stacked-porep: challenges per partition; overriding the proof's")
+	sectors := fs.Int("post-sectors", 0, fmt.Sprintf("winning-post, window-post: sectors per partition, overriding the proof's (at most %d)", maxPoStSectors))
+	challenges := fs.Int("post-challenges", 0, fmt.Sprintf("winning-post, window-post: challenges per sector; stacked-porep: challenges per partition; overriding the proof's (at most %d)", maxPoStChallenges))
 	layers := fs.Int("layers", 2, "stacked-porep with --tree: number of layers (2 or 11)")
-	maxHash := fs.Int("max-hash-constraints", 1<<24, "compile and hash only circuits with at most this many constraints (compiling holds the matrices in memory)")
-	if err := fs.Parse(args); err != nil {
+	maxHash := fs.Int("max-hash-constraints", 1<<24, fmt.Sprintf("compile and hash only circuits with at most this many constraints (compiling holds the matrices in memory; at most %d)", maxScalableConstraints))
+	if _, err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkRange("post-sectors", *sectors, 0, maxPoStSectors); err != nil {
+		return err
+	}
+	if err := checkRange("post-challenges", *challenges, 0, maxPoStChallenges); err != nil {
+		return err
+	}
+	if *layers != 2 && *layers != 11 {
+		return usagef("--layers %d: want 2 or 11", *layers)
+	}
+	if err := checkRange("max-hash-constraints", *maxHash, 0, maxScalableConstraints); err != nil {
 		return err
 	}
 	var (
@@ -83,6 +96,9 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 		circ = stacked.Blank(p)
 		desc = fmt.Sprintf("%s %s (%d layers, %d challenges)", cf.name, *sizeFlag, p.Layers, p.Challenges)
 	default:
+		if err := cf.validate(); err != nil {
+			return err
+		}
 		c, _, err := cf.instance(0)
 		if err != nil {
 			return err
@@ -108,6 +124,13 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 	fmt.Fprintf(w, "hash %x\n", h)
 	return nil
 }
+
+// Bounds on the circuit-hash overrides: far above Filecoin's (WindowPoSt 2349 sectors of 10
+// challenges, PoRep 18 challenges per partition), low enough that the counts cannot overflow.
+const (
+	maxPoStSectors    = 1 << 16
+	maxPoStChallenges = 1 << 10
+)
 
 // postParams returns the parameters of the winning-post or window-post circuit for size, with
 // tree ("8-4-0") replacing the size's tree shape when given (sizes of rust-fil-proofs' test

@@ -48,10 +48,11 @@ func TestSetupProveVerifyRoundTrip(t *testing.T) {
 	err = run(ctx, []string{"verify", "--vk", vk, "--proof", badPath, "--inputs", inputs})
 	require.ErrorContains(t, err, "multiple of 192")
 
-	// Parameters for another size are refused before proving.
+	// Parameters for another size are refused before proving, and the outputs are kept.
 	err = run(ctx, []string{"prove", "--params", filepath.Join(dir, "circuit.params"), "--constraints", "301",
-		"--inputs", "3", "--proof", proof, "--inputs-out", inputs})
+		"--inputs", "3", "--proof", proof, "--inputs-out", inputs, "--force"})
 	require.ErrorContains(t, err, "do not match")
+	require.NoError(t, run(ctx, []string{"verify", "--vk", vk, "--proof", proof, "--inputs", inputs}))
 }
 
 func TestUnknownCommand(t *testing.T) {
@@ -77,10 +78,11 @@ func TestPoRepRoundTrip(t *testing.T) {
 	require.NoError(t, run(ctx, []string{"verify", "--vk", filepath.Join(dir, "circuit.vk"), "--proof", proof, "--inputs", inputs}))
 	// Another seed is another sector: its proof does not verify against these inputs.
 	other := append([]string{"prove", "--params", filepath.Join(dir, "circuit.params"), "--unchecked",
-		"--partitions", "1", "--proof", proof, "--inputs-out", filepath.Join(dir, "other.json")}, circ...)
+		"--partitions", "1", "--proof", filepath.Join(dir, "other.bin"), "--inputs-out", filepath.Join(dir, "other.json")}, circ...)
 	other[len(other)-1] = "4"
 	require.NoError(t, run(ctx, other))
-	require.ErrorContains(t, run(ctx, []string{"verify", "--vk", filepath.Join(dir, "circuit.vk"), "--proof", proof, "--inputs", inputs}), "partition 0")
+	require.ErrorContains(t, run(ctx, []string{"verify", "--vk", filepath.Join(dir, "circuit.vk"), "--proof", filepath.Join(dir, "other.bin"),
+		"--inputs", inputs}), "partition 0")
 }
 
 // TestBenchAndTimeline runs the main job small on the CPU, then analyzes its TIMELINE log.

@@ -2,63 +2,90 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/assemble"
+	"github.com/cuzk-go/cuzk/engine"
+	"github.com/cuzk-go/cuzk/internal/atomicfile"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
 func runProve(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("prove", flag.ContinueOnError)
+	fs := newFlagSet("prove", "[flags]",
+		"Prove partitions of a built-in circuit with parameters from 'cuzk setup' and write the\n"+
+			"proof (partitions × 192 bytes) and its public inputs (JSON). Both outputs go in one\n"+
+			"directory and are replaced together, the inputs first: a proof file is always\n"+
+			"accompanied by its own inputs. Outputs are written atomically with mode 0644.")
 	var cf circuitFlags
 	cf.register(fs, 1<<12)
 	paramsPath := fs.String("params", "circuit.params", "parameters file (bellperson format)")
 	unchecked := fs.Bool("unchecked", false, "skip the subgroup checks when reading the parameters (trusted files only)")
-	partitions := fs.Int("partitions", 1, "number of partitions")
+	partitions := fs.Int("partitions", 1, fmt.Sprintf("number of partitions (1 to %d)", engine.MaxPartitions))
 	proofPath := fs.String("proof", "proof.bin", "output: the proof, partitions × 192 bytes")
-	inputsPath := fs.String("inputs-out", "inputs.json", "output: the public inputs as JSON")
+	inputsPath := fs.String("inputs-out", "inputs.json", "output: the public inputs as JSON, in the directory of --proof")
+	force := fs.Bool("force", false, "replace existing output files")
 	deviceFlag := fs.String("device", "auto", "where to prove: auto (the first GPU when available, else CPU), cpu, or gpu")
-	if err := fs.Parse(args); err != nil {
+	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if *partitions < 1 {
-		return fmt.Errorf("--partitions must be ≥ 1")
+	// Every flag and path is checked before the parameters are read.
+	if err := checkRange("partitions", *partitions, 1, engine.MaxPartitions); err != nil {
+		return err
+	}
+	if err := cf.validate(); err != nil {
+		return err
+	}
+	if err := checkDeviceName(*deviceFlag); err != nil {
+		return err
+	}
+	if filepath.Dir(*proofPath) != filepath.Dir(*inputsPath) {
+		return usagef("--proof %s and --inputs-out %s must be in one directory, so that they are replaced together",
+			*proofPath, *inputsPath)
+	}
+	if err := checkOutputs(*force, output{"inputs-out", *inputsPath}, output{"proof", *proofPath}); err != nil {
+		return err
+	}
+	if err := checkInputFile("params", *paramsPath); err != nil {
+		return err
 	}
 	mode := prover.Checked
 	if *unchecked {
 		mode = prover.Unchecked
 	}
-	start := time.Now()
-	params, err := prover.ReadParametersFile(*paramsPath, mode)
-	if err != nil {
-		return err
-	}
-	shape, err := cf.compile()
-	if err != nil {
-		return err
-	}
-	if err := prover.CheckParameters(params, shape); err != nil {
-		return fmt.Errorf("%s for circuit %s: %w", *paramsPath, cf.describe(), err)
-	}
+
 	devs, gpus, err := selectDevices(*deviceFlag)
 	if err != nil {
 		return err
 	}
 	defer closeAll(gpus)
 	dev := devs[0]
+	shape, err := cf.compile()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	params, err := prover.ReadParametersFile(*paramsPath, mode)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := prover.CheckParameters(params, shape); err != nil {
+		return fmt.Errorf("%s for circuit %s: %w", *paramsPath, cf.describe(), err)
+	}
 	loaded := time.Since(start)
 	parts := make([]assemble.Part, *partitions)
 	inputs := make([][]fr.Element, *partitions)
 	for p := range parts {
 		circ, in, err := cf.instance(p)
 		if err != nil {
-			return err
+			return fmt.Errorf("partition %d: %w", p, err)
 		}
 		asg, err := synth.Synthesize(ctx, shape, circ)
 		if err != nil {
@@ -76,14 +103,18 @@ func runProve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*proofPath, all, 0o644); err != nil {
+	inFile, err := inputsFile(*inputsPath, inputs)
+	if err != nil {
 		return err
 	}
-	if err := writeInputs(*inputsPath, inputs); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	fmt.Printf("proved %d partitions of %s on %s: params %s, proving %s\n", *partitions, cf.describe(),
+	if err := atomicfile.WritePair(inFile, atomicfile.File{Path: *proofPath, Data: all}, writeOptions(*force)...); err != nil {
+		return fmt.Errorf("write %s and %s: %w", *inputsPath, *proofPath, err)
+	}
+	fmt.Fprintf(stdout, "proved %d partitions of %s on %s: params %s, proving %s\n", *partitions, cf.describe(),
 		dev.Name(), loaded.Round(time.Millisecond), (time.Since(start) - loaded).Round(time.Millisecond))
-	fmt.Printf("wrote %s (%d bytes) and %s\n", *proofPath, len(all), *inputsPath)
+	fmt.Fprintf(stdout, "wrote %s (%d bytes) and %s\n", *proofPath, len(all), *inputsPath)
 	return nil
 }

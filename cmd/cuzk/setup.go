@@ -3,48 +3,72 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/internal/atomicfile"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
+// Names of the files setup writes in --out.
+const (
+	paramsName = "circuit.params"
+	vkName     = "circuit.vk"
+)
+
 func runSetup(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
+	fs := newFlagSet("setup", "[flags]",
+		"Generate INSECURE development parameters for a built-in circuit: circuit.vk and\n"+
+			"circuit.params in --out (created if missing). The toxic waste is generated in this\n"+
+			"process: never use these parameters in production. The two files are replaced\n"+
+			"together, the vk first: circuit.params is always accompanied by its own circuit.vk.\n"+
+			"Outputs are written atomically with mode 0644.")
 	var cf circuitFlags
 	cf.register(fs, 1<<12)
 	out := fs.String("out", ".", "directory for circuit.params and circuit.vk")
-	if err := fs.Parse(args); err != nil {
+	force := fs.Bool("force", false, "replace existing circuit.params and circuit.vk")
+	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
+	if err := cf.validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	paramsPath := filepath.Join(*out, paramsName)
+	vkPath := filepath.Join(*out, vkName)
+	if err := checkOutputs(*force, output{"out", vkPath}, output{"out", paramsPath}); err != nil {
+		return err
+	}
+
 	start := time.Now()
 	shape, params, err := cf.insecureSetup()
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	paramsPath := filepath.Join(*out, "circuit.params")
-	vkPath := filepath.Join(*out, "circuit.vk")
-	if err := params.WriteParametersFile(paramsPath); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	vkBytes, err := params.VK.MarshalBinary()
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(vkPath, vkBytes, 0o644); err != nil {
-		return err
+	err = atomicfile.WritePair(
+		atomicfile.File{Path: vkPath, Data: vkBytes},
+		atomicfile.File{Path: paramsPath, Fill: func(w io.Writer) error { _, err := params.WriteTo(w); return err }},
+		writeOptions(*force)...)
+	if err != nil {
+		return fmt.Errorf("write %s and %s: %w", vkPath, paramsPath, err)
 	}
-	fmt.Printf("INSECURE development setup: the toxic waste was generated in this process; never use these parameters in production.\n")
-	fmt.Printf("circuit %s: %d rows, domain 2^%d, %d aux\n", cf.describe(), shape.NumRows(), log2(shape.DomainSize()), shape.NumAux)
-	fmt.Printf("wrote %s and %s in %s\n", paramsPath, vkPath, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "INSECURE development setup: the toxic waste was generated in this process; never use these parameters in production.\n")
+	fmt.Fprintf(stdout, "circuit %s: %d rows, domain 2^%d, %d aux\n", cf.describe(), shape.NumRows(), log2(shape.DomainSize()), shape.NumAux)
+	fmt.Fprintf(stdout, "wrote %s and %s in %s\n", paramsPath, vkPath, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/cuzk-go/cuzk/timeline"
 )
@@ -16,7 +15,7 @@ import (
 const maxLogNotes = 10
 
 func runTimeline(ctx context.Context, args []string) error {
-	return timelineCommand(args, os.Stdout, os.Stderr)
+	return timelineCommand(args, stdout, stderr)
 }
 
 // timelineCommand is cuzk timeline with its output streams: the report goes to stdout, usage and
@@ -41,19 +40,17 @@ func timelineCommand(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if err != nil {
-		fs.SetOutput(stderr)
-		fs.Usage()
-		return fmt.Errorf("timeline: %w", err)
+		return usagef("timeline: %v (see 'cuzk timeline -h')", err)
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("timeline: want one log file, got %d arguments", len(pos))
+		return usagef("timeline: want one log file, got %d arguments (see 'cuzk timeline -h')", len(pos))
 	}
 	if *width < 1 || *width > timeline.MaxWaterfallWidth {
-		return fmt.Errorf("timeline: --width %d: want 1..%d columns", *width, timeline.MaxWaterfallWidth)
+		return usagef("timeline: --width %d: want 1..%d columns", *width, timeline.MaxWaterfallWidth)
 	}
 	f, err := os.Open(pos[0])
 	if err != nil {
-		return err
+		return fmt.Errorf("timeline: %w", err)
 	}
 	defer f.Close()
 	lg, err := timeline.ReadLog(f)
@@ -70,28 +67,6 @@ func timelineCommand(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "log: %s, %d TIMELINE lines in the %s dialect, %d events read, %d lines not read, %d unknown events or keys\n",
 		pos[0], lg.Lines, lg.Dialect, len(lg.Events), len(lg.Bad), len(lg.Unknown))
 	return writeTimelineReport(stdout, lg.Events, *width, *byJob, *trace, *svg)
-}
-
-// parseInterspersed parses flags before, between and after the positional arguments and
-// returns the positional ones. Everything after "--" is positional.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	out := fs.Output()
-	fs.SetOutput(io.Discard) // the caller prints usage once
-	defer fs.SetOutput(out)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
-	}
 }
 
 // reportLogNotes warns about the TIMELINE lines that were not read or not understood, naming
@@ -113,7 +88,7 @@ func reportLogNotes(w io.Writer, path string, lg *timeline.Log) {
 
 // reportTimeline prints the analysis and the waterfall of events and writes the optional files.
 func reportTimeline(events []timeline.Event, width int, byJob bool, tracePath, svgPath string) error {
-	return writeTimelineReport(os.Stdout, events, width, byJob, tracePath, svgPath)
+	return writeTimelineReport(stdout, events, width, byJob, tracePath, svgPath)
 }
 
 func writeTimelineReport(w io.Writer, events []timeline.Event, width int, byJob bool, tracePath, svgPath string) error {
@@ -126,10 +101,10 @@ func writeTimelineReport(w io.Writer, events []timeline.Event, width int, byJob 
 	}
 	for _, out := range []struct {
 		path  string
-		write func(f *os.File) error
+		write func(w io.Writer) error
 	}{
-		{tracePath, func(f *os.File) error { return timeline.WriteChromeTrace(f, events) }},
-		{svgPath, func(f *os.File) error { return timeline.WriteSVG(f, events) }},
+		{tracePath, func(w io.Writer) error { return timeline.WriteChromeTrace(w, events) }},
+		{svgPath, func(w io.Writer) error { return timeline.WriteSVG(w, events) }},
 	} {
 		if out.path == "" {
 			continue
@@ -137,44 +112,6 @@ func writeTimelineReport(w io.Writer, events []timeline.Event, width int, byJob 
 		if err := writeFile(out.path, out.write); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeFile writes path atomically: write fills a temporary file in the same directory, which
-// is synced and renamed over path, so path is either the old file or the whole new one. On
-// failure the temporary file is removed.
-func writeFile(path string, write func(f *os.File) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// Make the rename durable; a directory that cannot be synced is not an error.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

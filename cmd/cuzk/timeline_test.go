@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -96,8 +97,8 @@ func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.svg")
 	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
-	err := writeFile(path, func(f *os.File) error {
-		if _, err := f.WriteString("half of the new"); err != nil {
+	err := writeFile(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "half of the new"); err != nil {
 			return err
 		}
 		return errors.New("disk full")
@@ -110,12 +111,12 @@ func TestWriteFileAtomic(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "temporary file removed")
 
-	require.NoError(t, writeFile(path, func(f *os.File) error { _, err := f.WriteString("new"); return err }))
+	require.NoError(t, writeFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }))
 	b, err = os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, "new", string(b))
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o644), st.Mode().Perm())
-	require.ErrorContains(t, writeFile(filepath.Join(dir, "missing", "x.svg"), func(*os.File) error { return nil }), "missing")
+	require.ErrorContains(t, writeFile(filepath.Join(dir, "missing", "x.svg"), func(io.Writer) error { return nil }), "missing")
 }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk-go/cuzk/engine"
 	cpost "github.com/cuzk-go/cuzk/filecoin/circuits/post"
 	"github.com/cuzk-go/cuzk/filecoin/paramcache"
 	"github.com/cuzk-go/cuzk/filecoin/post"
 	"github.com/cuzk-go/cuzk/filecoin/sdr"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
-	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )

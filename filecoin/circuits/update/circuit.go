@@ -475,7 +475,7 @@ func genChallengeBits(cs *synth.CS, p Params, commRNew, partition num.Num, bitsP
 			take = p.ChallengeCount - len(out)
 		}
 		for t := 0; t < take; t++ {
-			out = append(out, bits[t*bitsPer:(t+1)*bitsPer])
+			out = append(out, bits[t*bitsPer:(t+1)*bitsPer:(t+1)*bitsPer]) // capped: callers append to it
 		}
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk-go/cuzk/filecoin/paramcache"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/synth/gadgets/boolean"
 	"github.com/cuzk-go/cuzk/synth/gadgets/num"
@@ -126,5 +127,20 @@ func TestApexPoRCount(t *testing.T) {
 		}
 		got := countGadget(t, setup, func(cs *synth.CS) error { return apexPoR(cs, leafs, bits, path, commD) })
 		require.Equal(t, tc.want, got, "%d leaves, %d bits", tc.leaves, tc.partBits)
+	}
+}
+
+// TestParamsFiles: the published sizes' v28 .params and .vk names are in Filecoin's
+// parameters.json (paramcache's manifest) for the same sector size.
+func TestParamsFiles(t *testing.T) {
+	m := paramcache.Default()
+	for _, size := range []uint64{2 << 10, 8 << 20, 512 << 20, 32 << 30, 64 << 30} {
+		p, err := ParamsFor(size)
+		require.NoError(t, err)
+		for _, name := range []string{p.ParamsFile(), p.VKFile()} {
+			e, ok := m[name]
+			require.True(t, ok, "%s not in parameters.json", name)
+			require.Equal(t, size, e.SectorSize, name)
+		}
 	}
 }

@@ -16,7 +16,8 @@
 // the custom domain tag 2^40.
 //
 // Counts (TestCounts): 2 KiB 1,705,039 and 32 GiB 81,049,499 constraints, as the Rust tests
-// publish; the gadgets' own published counts are pinned too.
+// publish; the gadgets' own published counts are pinned too. Params.ParamsFile and VKFile
+// give the v28 file names, which Filecoin's parameters.json lists for every published size.
 //
 // Usage:
 //

@@ -1,6 +1,8 @@
 package update
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/bits"
 )
@@ -108,3 +110,18 @@ func (p Params) DigestsPerPartition() int {
 	per := 254 / (p.ChallengeBits() - p.PartitionBits())
 	return (p.ChallengeCount + per - 1) / per
 }
+
+// CacheID returns the parameter-cache identifier of the circuit, from which the v28 file names
+// derive: "empty-sector-update-merkletree-poseidon_hasher-<base>-<sub>-<top>-" + hex(SHA-256(
+// "empty_sector_update::PublicParams{ sector_nodes: N }")) (storage-proofs-update compound.rs
+// cache_prefix, vanilla.rs identifier; storage-proofs-core parameter_cache.rs cache_identifier).
+func (p Params) CacheID() string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("empty_sector_update::PublicParams{ sector_nodes: %d }", p.SectorNodes)))
+	return fmt.Sprintf("empty-sector-update-merkletree-poseidon_hasher-%d-%d-%d-%s", p.Tree.Base, p.Tree.Sub, p.Tree.Top, hex.EncodeToString(sum[:]))
+}
+
+// ParamsFile returns the v28 Groth16 parameters file name, "v28-" + CacheID() + ".params".
+func (p Params) ParamsFile() string { return "v28-" + p.CacheID() + ".params" }
+
+// VKFile returns the v28 verifying-key file name, "v28-" + CacheID() + ".vk".
+func (p Params) VKFile() string { return "v28-" + p.CacheID() + ".vk" }

@@ -339,6 +339,10 @@ func postVerify(kind post.Kind, randomness post.Domain, proofs []PoStProof, sect
 	}
 	pub := make([]post.PublicSector, len(sectors))
 	for k, s := range sectors {
+		if !s.SealProof.Valid() {
+			return false, fmt.Errorf("verify %s: ChallengedSectors[%d] (sector %d): unknown registered seal proof %d",
+				info.Name, k, s.SectorNumber, uint64(s.SealProof))
+		}
 		if s.SealProof.SectorSize() != info.SectorSize {
 			return false, fmt.Errorf("verify %s: ChallengedSectors[%d] (sector %d) is sealed with %s, another sector size",
 				info.Name, k, s.SectorNumber, s.SealProof)

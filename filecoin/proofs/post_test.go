@@ -99,6 +99,9 @@ func TestVerifyWinningPoStReal(t *testing.T) {
 	bad.ChallengedSectors[0].SealProof = sector.StackedDrg32GiBV1_1
 	_, err = VerifyWinningPoSt(ctx, bad, cache)
 	require.ErrorContains(t, err, "another sector size")
+	bad.ChallengedSectors[0].SealProof = 25
+	_, err = VerifyWinningPoSt(ctx, bad, cache)
+	require.ErrorContains(t, err, "ChallengedSectors[0] (sector 7): unknown registered seal proof 25")
 	bad = info
 	bad.Proofs = []PoStProof{{PoStProof: post.StackedDrgWindow2KiBV1, ProofBytes: info.Proofs[0].ProofBytes}}
 	_, err = VerifyWinningPoStWithKey(bad, &prover.VerifyingKey{})

@@ -148,3 +148,33 @@ func TestSectorsFromWitnessBadIndex(t *testing.T) {
 	_, err = SectorsFromWitness([]fpost.SectorWitness{w})
 	require.ErrorContains(t, err, "10 leaf indices, 3 leaves, 10 paths")
 }
+
+// TestRealWindowPaddedSlots synthesizes the first 64 slots of the real 32 GiB WindowPoSt
+// partition (the real sector, then padding copies, 3.4 M constraints) through the same code
+// path as the full 2349-slot partition, whose 125 M constraints take far more memory than a
+// test may use: satisfied, with the first 64·11 public inputs derived from postpub.json.
+func TestRealWindowPaddedSlots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3.4 M constraints")
+	}
+	const slots = 64
+	info, vi, ws := realWindow(t)
+	p, err := ParamsFor(info)
+	require.NoError(t, err)
+	secs, err := SectorsFromWitness(ws[:slots])
+	require.NoError(t, err)
+	p.SectorCount = slots
+	shape, err := synth.Compile(Blank(p))
+	require.NoError(t, err)
+	c := &Circuit{Params: p, Sectors: secs}
+	asg, err := synth.Synthesize(context.Background(), shape, c)
+	require.NoError(t, err)
+	require.NoError(t, synth.Check(shape, asg, c))
+	want, err := info.PublicInputs(vi.Randomness, vi.PublicSectors(), 0)
+	require.NoError(t, err)
+	got := asg.PublicInputs()
+	require.Len(t, got, slots*11)
+	for i := range got {
+		require.True(t, want[i].Equal(&got[i]), "input %d", i)
+	}
+}

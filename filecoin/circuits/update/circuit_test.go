@@ -210,3 +210,67 @@ func TestSatisfied16KiB(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, checkSatisfied(t, shape, syntheticUpdate(t, p, 1)))
 }
+
+// row returns row r of m as columns and coefficients, in stored order.
+func row(shape *synth.Shape, m *synth.Matrix, r int) (cols []int, coeffs []fr.Element) {
+	for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
+		cols = append(cols, int(m.Cols[k]))
+		coeffs = append(coeffs, shape.Coeffs[m.Coeffs[k]])
+	}
+	return cols, coeffs
+}
+
+// TestRows2KiB checks the rows this package writes itself (the gadgets' rows are checked in
+// their packages) against circuit.rs and gadgets.rs, for 2 KiB: columns 0–4 are One and the 4
+// inputs, aux 0 (column 5) is k_and_h_select, aux 1–6 its bits, aux 7 the packed partition,
+// aux 8–10 comm_r_old, comm_d_new, comm_r_new.
+//
+//	row 0     k_and_h_select input·1 = aux 0
+//	row 7     (Σ 2^i·bit_i)·1 = aux 0            ("k_and_h_select binary decomp")
+//	row 8     (empty)·1 = aux 7                  (pack_bits of no partition bits)
+//	rows 9–11 input i·1 = comm                   (inputize)
+//	row 318,601 (1·partition + 0·One)·1 = digest_index   (after phi 311, the two comm_r
+//	          checks 2·312 and apex_por 317,654)
+func TestRows2KiB(t *testing.T) {
+	p, err := ParamsFor(2 << 10)
+	require.NoError(t, err)
+	shape, err := synth.Compile(Blank(p))
+	require.NoError(t, err)
+	require.Equal(t, 5, shape.NumInputs)
+	one := fr.One()
+	check := func(r int, m *synth.Matrix, wantCols []int, wantCoeffs []uint64) {
+		t.Helper()
+		cols, coeffs := row(shape, m, r)
+		require.Equal(t, wantCols, cols, "row %d", r)
+		for i, c := range wantCoeffs {
+			var w fr.Element
+			w.SetUint64(c)
+			require.True(t, w.Equal(&coeffs[i]), "row %d term %d", r, i)
+		}
+	}
+	check(0, &shape.A, []int{1}, []uint64{1})
+	check(0, &shape.B, []int{0}, []uint64{1})
+	check(0, &shape.C, []int{5}, []uint64{1})
+	check(7, &shape.A, []int{6, 7, 8, 9, 10, 11}, []uint64{1, 2, 4, 8, 16, 32})
+	check(7, &shape.B, []int{0}, []uint64{1})
+	check(7, &shape.C, []int{5}, []uint64{1})
+	check(8, &shape.A, nil, nil)
+	check(8, &shape.C, []int{12}, []uint64{1})
+	for i := 0; i < 3; i++ {
+		check(9+i, &shape.A, []int{2 + i}, []uint64{1})
+		check(9+i, &shape.C, []int{13 + i}, []uint64{1})
+	}
+	const digestRow = 12 + 311 + 2*312 + 317_654
+	cols, coeffs := row(shape, &shape.A, digestRow)
+	require.Contains(t, cols, 12, "digest_index row reads the partition")
+	for i, c := range cols {
+		want := fr.Element{}
+		if c == 12 {
+			want = one
+		}
+		require.True(t, want.Equal(&coeffs[i]), "digest_index row column %d", c)
+	}
+	check(digestRow, &shape.B, []int{0}, []uint64{1})
+	cCols, _ := row(shape, &shape.C, digestRow)
+	require.Len(t, cCols, 1)
+}

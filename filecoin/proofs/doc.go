@@ -1,6 +1,7 @@
 // Package proofs is cuzk's counterpart of filecoin-ffi's proof calls, in Go without cgo: seal
-// (SealCommitPhase2, VerifySeal) and proof-of-spacetime (GenerateWinningPoStWithVanilla,
-// GenerateWindowPoStWithVanilla, VerifyWinningPoSt, VerifyWindowPoSt) over Filecoin's real v28
+// (SealCommitPhase2, VerifySeal) and proof-of-spacetime (GeneratePoStFallbackSectorChallenges,
+// GenerateSingleVanillaProof, GenerateWinningPoStWithVanilla, GenerateWindowPoStWithVanilla,
+// VerifyWinningPoSt, VerifyWindowPoSt) over Filecoin's real v28
 // circuits, with the registered proof types mapped to their circuit, sector size, partitions
 // and parameter files in one place (SealProofInfo, PoStProofInfo).
 //
@@ -20,7 +21,8 @@
 //	eng, _ := engine.New() // CPU; or engine.WithDevices(…) for GPUs
 //	pi, _ := proofs.PoStProofInfo(post.StackedDrgWinning32GiBV1)
 //	params, _ := pi.LoadParameters(ctx, cache, prover.Unchecked)
-//	vp, _ := proofs.GenerateSingleVanillaProof(replica, challenges) // or from Curio/filecoin-ffi
+//	fc, _ := proofs.GeneratePoStFallbackSectorChallenges(post.StackedDrgWinning32GiBV1, minerID, rnd, []uint64{sector})
+//	vp, _ := proofs.GenerateSingleVanillaProof(replica, fc.Challenges[sector]) // or from Curio/filecoin-ffi
 //	out, _ := proofs.GenerateWinningPoStWithVanilla(ctx, eng, params, post.StackedDrgWinning32GiBV1, minerID, rnd, [][]byte{vp})
 //	ok, err := proofs.VerifyWinningPoSt(ctx, proofs.WinningPoStVerifyInfo{
 //		Randomness: rnd, Proofs: out, ChallengedSectors: []proofs.SectorInfo{sector}, Prover: minerID}, cache)

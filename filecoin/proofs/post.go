@@ -61,6 +61,45 @@ type PrivateSectorInfo struct {
 	TreeRLast     *sdr.Tree
 }
 
+// FallbackChallenges are the leaf challenges of each challenged sector: filecoin-ffi's
+// FallbackChallenges. Sectors lists the sector numbers in ascending order.
+type FallbackChallenges struct {
+	Sectors    []uint64
+	Challenges map[uint64][]uint64
+}
+
+// GeneratePoStFallbackSectorChallenges returns the leaves each sector's vanilla proof must open,
+// as filecoin-ffi GeneratePoStFallbackSectorChallenges (filecoin-proofs api/post_util.rs
+// generate_fallback_sector_challenges): for WindowPoSt every sector, its challenges depending on
+// its position in sectorIDs (give them in ascending order, as provers and verifiers list
+// them); for WinningPoSt the first sector only, at position 0. A repeated sector number is an
+// error. minerID completes filecoin-ffi's signature; the challenges do not depend on it.
+func GeneratePoStFallbackSectorChallenges(proofType post.ProofType, minerID uint64, randomness post.Domain, sectorIDs []uint64) (*FallbackChallenges, error) {
+	info, err := post.Lookup(proofType)
+	if err != nil {
+		return nil, fmt.Errorf("fallback challenges: %w", err)
+	}
+	if len(sectorIDs) == 0 {
+		return nil, fmt.Errorf("fallback challenges: %s: no sectors", info.Name)
+	}
+	ids := sectorIDs
+	if info.Kind == post.Winning {
+		ids = sectorIDs[:1]
+	}
+	out := &FallbackChallenges{Challenges: make(map[uint64][]uint64, len(ids))}
+	for idx, id := range ids {
+		if _, dup := out.Challenges[id]; dup {
+			return nil, fmt.Errorf("fallback challenges: %s: sector %d listed twice", info.Name, id)
+		}
+		if out.Challenges[id], err = info.LeafChallenges(randomness, id, idx); err != nil {
+			return nil, fmt.Errorf("fallback challenges: %s: %w", info.Name, err)
+		}
+		out.Sectors = append(out.Sectors, id)
+	}
+	sort.Slice(out.Sectors, func(a, b int) bool { return out.Sectors[a] < out.Sectors[b] })
+	return out, nil
+}
+
 // GenerateSingleVanillaProof returns the bincode FallbackPoStSectorProof of one sector for the
 // given leaf challenges (post.Info.LeafChallenges), as filecoin-ffi GenerateSingleVanillaProof:
 // per challenge the tree-r-last inclusion proof, then comm_c and comm_r_last (filecoin-proofs

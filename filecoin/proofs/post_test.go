@@ -164,11 +164,15 @@ func TestWindowPoStEndToEnd2KiB(t *testing.T) {
 	ids := []uint64{3, 7, 9}
 	var vanilla [][]byte
 	var sectors []SectorInfo
+	fc, err := GeneratePoStFallbackSectorChallenges(pt, 1000, rnd, ids)
+	require.NoError(t, err)
+	require.Equal(t, ids, fc.Sectors)
 	for idx, id := range ids {
 		replica := sealed2KiB(t, id, pt)
 		ch, err := info.LeafChallenges(rnd, id, idx)
 		require.NoError(t, err)
-		vp, err := GenerateSingleVanillaProof(replica, ch)
+		require.Equal(t, ch, fc.Challenges[id])
+		vp, err := GenerateSingleVanillaProof(replica, fc.Challenges[id])
 		require.NoError(t, err)
 		vanilla = append(vanilla, vp)
 		sectors = append(sectors, replica.SectorInfo)
@@ -214,13 +218,12 @@ func TestWinningPoStEndToEnd2KiB(t *testing.T) {
 	}
 	ctx := context.Background()
 	const pt = post.StackedDrgWinning2KiBV1
-	info, err := post.Lookup(pt)
-	require.NoError(t, err)
 	var rnd post.Domain
 	rnd[0] = 9
 	replica := sealed2KiB(t, 11, pt)
-	ch, err := info.LeafChallenges(rnd, 11, 0)
+	fc, err := GeneratePoStFallbackSectorChallenges(pt, 1000, rnd, []uint64{11})
 	require.NoError(t, err)
+	ch := fc.Challenges[11]
 	require.Len(t, ch, 66)
 	vp, err := GenerateSingleVanillaProof(replica, ch)
 	require.NoError(t, err)
@@ -257,4 +260,29 @@ func TestGenerateSingleVanillaProofBadInput(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), p.SectorID)
 	require.Len(t, p.Sectors[0].InclusionProofs, 2)
+}
+
+// TestGeneratePoStFallbackSectorChallenges: WindowPoSt challenges depend on the sector's
+// position (API 1.0.0) and equal post.Info.LeafChallenges; WinningPoSt challenges only the
+// first sector; a repeated sector or non-canonical randomness is an error.
+func TestGeneratePoStFallbackSectorChallenges(t *testing.T) {
+	var rnd post.Domain
+	rnd[3] = 1
+	fc, err := GeneratePoStFallbackSectorChallenges(post.StackedDrgWindow32GiBV1, 1000, rnd, []uint64{9, 4})
+	require.NoError(t, err)
+	require.Equal(t, []uint64{4, 9}, fc.Sectors)
+	info, err := post.Lookup(post.StackedDrgWindow32GiBV1)
+	require.NoError(t, err)
+	want, err := info.LeafChallenges(rnd, 4, 1)
+	require.NoError(t, err)
+	require.Equal(t, want, fc.Challenges[4])
+	fc, err = GeneratePoStFallbackSectorChallenges(post.StackedDrgWinning32GiBV1, 1000, rnd, []uint64{9, 4})
+	require.NoError(t, err)
+	require.Equal(t, []uint64{9}, fc.Sectors)
+	require.Len(t, fc.Challenges[9], 66)
+	_, err = GeneratePoStFallbackSectorChallenges(post.StackedDrgWindow2KiBV1, 1000, rnd, []uint64{3, 3})
+	require.ErrorContains(t, err, "sector 3 listed twice")
+	rnd[31] = 0xff
+	_, err = GeneratePoStFallbackSectorChallenges(post.StackedDrgWindow2KiBV1, 1000, rnd, []uint64{3})
+	require.ErrorContains(t, err, "not canonical")
 }

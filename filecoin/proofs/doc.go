@@ -21,11 +21,11 @@
 //	eng, _ := engine.New() // CPU; or engine.WithDevices(…) for GPUs
 //	pi, _ := proofs.PoStProofInfo(post.StackedDrgWinning32GiBV1)
 //	params, _ := pi.LoadParameters(ctx, cache, prover.Unchecked)
-//	fc, _ := proofs.GeneratePoStFallbackSectorChallenges(post.StackedDrgWinning32GiBV1, minerID, rnd, []uint64{sector})
-//	vp, _ := proofs.GenerateSingleVanillaProof(replica, fc.Challenges[sector]) // or from Curio/filecoin-ffi
+//	fc, _ := proofs.GeneratePoStFallbackSectorChallenges(post.StackedDrgWinning32GiBV1, minerID, rnd, []uint64{replica.SectorNumber})
+//	vp, _ := proofs.GenerateSingleVanillaProof(replica, fc.Challenges[replica.SectorNumber]) // or from Curio/filecoin-ffi
 //	out, _ := proofs.GenerateWinningPoStWithVanilla(ctx, eng, params, post.StackedDrgWinning32GiBV1, minerID, rnd, [][]byte{vp})
 //	ok, err := proofs.VerifyWinningPoSt(ctx, proofs.WinningPoStVerifyInfo{
-//		Randomness: rnd, Proofs: out, ChallengedSectors: []proofs.SectorInfo{sector}, Prover: minerID}, cache)
+//		Randomness: rnd, Proofs: out, ChallengedSectors: []proofs.SectorInfo{replica.SectorInfo}, Prover: minerID}, cache)
 //
 // Verification returns (false, nil) for a proof that does not verify and an error for
 // malformed input (wrong counts, bad CID, wrong proof length or encoding, missing key file).

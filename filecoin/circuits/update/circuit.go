@@ -48,9 +48,10 @@ type Circuit struct {
 func Blank(p Params) *Circuit { return &Circuit{Params: p, H: p.HS[0], blank: true} }
 
 // genRandomness is Poseidon arity 2 with storage-proofs-update constants.rs
-// HASH_TYPE_GEN_RANDOMNESS = HashType::Custom(CType::Arbitrary(1)): neptune 11's custom domain
-// tag identifier·2^40 (hash_type.rs) in place of the Merkle-tree tag; the circuit's other
-// constants are those of arity 2.
+// HASH_TYPE_GEN_RANDOMNESS = HashType::Custom(CType::Arbitrary(1)): the custom domain tag
+// identifier·2^40 (neptune v11.0.0 src/hash_type.rs CType::domain_tag) in place of the
+// Merkle-tree tag; the round constants and matrices are those of arity 2, which do not depend
+// on the hash type.
 var genRandomness = func() *poseidon.Params {
 	p := *poseidon.Must(2)
 	var tag fr.Element

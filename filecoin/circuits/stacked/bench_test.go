@@ -51,7 +51,9 @@ func BenchmarkSynthesize2KiBPartition(b *testing.B) { benchSynthesize(b, sector.
 
 // BenchmarkSynthesize32GiBChallenge synthesizes one challenge of the 32 GiB partition (11
 // layers, trees of 2^30 leaves: 7.2 M constraints), an eighteenth of BenchmarkSynthesize32GiBPartition.
-func BenchmarkSynthesize32GiBChallenge(b *testing.B) { benchSynthesize(b, sector.StackedDrg32GiBV1_1, 1) }
+func BenchmarkSynthesize32GiBChallenge(b *testing.B) {
+	benchSynthesize(b, sector.StackedDrg32GiBV1_1, 1)
+}
 
 // BenchmarkSynthesize32GiBPartition synthesizes one real 32 GiB PoRep partition (130,278,541
 // constraints, 18 challenges). Compiling its shape takes tens of GiB, so it runs only with

@@ -18,9 +18,15 @@ import (
 
 // sealed2KiB seals a 2 KiB sector of pseudo-random fr32 data in Go and returns its C1 output.
 func sealed2KiB(t testing.TB, seedByte byte) *c1.SealCommitPhase1Output {
+	return sealedC1(t, sector.StackedDrg2KiBV1_1, seedByte)
+}
+
+// sealedC1 seals a sector of proof type p of pseudo-random fr32 data in Go and returns its C1
+// output.
+func sealedC1(t testing.TB, p sector.RegisteredSealProof, seedByte byte) *c1.SealCommitPhase1Output {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, uint64(seedByte)))
-	data := make([]byte, sector.Size2KiB)
+	data := make([]byte, p.SectorSize())
 	for i := range data {
 		data[i] = byte(rng.Uint32())
 	}
@@ -29,7 +35,7 @@ func sealed2KiB(t testing.TB, seedByte byte) *c1.SealCommitPhase1Output {
 	}
 	var ticket, seed [32]byte
 	ticket[0], seed[0] = 1, seedByte
-	s, err := sdr.Seal(context.Background(), sector.StackedDrg2KiBV1_1, sector.ProverID(1000), 7, ticket, data)
+	s, err := sdr.Seal(context.Background(), p, sector.ProverID(1000), 7, ticket, data)
 	require.NoError(t, err)
 	out, err := c1.Commit1(context.Background(), s, seed)
 	require.NoError(t, err)
@@ -60,6 +66,28 @@ func TestFromC1Sealed2KiB(t *testing.T) {
 	want, err := PublicInputs(o.RegisteredProof, nil, o.ReplicaID, o.CommD, o.CommR, o.Seed, 0)
 	require.NoError(t, err)
 	require.Len(t, want, 39)
+	require.Equal(t, want, asg.PublicInputs())
+}
+
+// TestFromC1Sealed8MiB: as TestFromC1Sealed2KiB for an 8 MiB sector (2^18 nodes, tree D depth
+// 18, trees R and C of six arity-8 levels: 3,844,929 constraints).
+func TestFromC1Sealed8MiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seals 8 MiB and compiles and checks a 3.8 M-constraint circuit")
+	}
+	o := sealedC1(t, sector.StackedDrg8MiBV1_1, 10)
+	p, err := SealParams(o.RegisteredProof)
+	require.NoError(t, err)
+	shape, err := synth.Compile(Blank(p))
+	require.NoError(t, err)
+	require.Equal(t, 3_844_929, shape.NumConstraints)
+	c, err := FromC1(o, 0)
+	require.NoError(t, err)
+	asg, err := synth.Synthesize(t.Context(), shape, c)
+	require.NoError(t, err)
+	require.NoError(t, synth.Check(shape, asg, c))
+	want, err := PublicInputs(o.RegisteredProof, nil, o.ReplicaID, o.CommD, o.CommR, o.Seed, 0)
+	require.NoError(t, err)
 	require.Equal(t, want, asg.PublicInputs())
 }
 

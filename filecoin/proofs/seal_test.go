@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
@@ -77,11 +78,15 @@ func TestSealCommitPhase2EndToEnd(t *testing.T) {
 	o := sealTestC1(t, 1)
 	js, err := c1.Marshal(o)
 	require.NoError(t, err)
+	start := time.Now()
 	params, err := sealTestParams()
 	require.NoError(t, err)
+	t.Logf("compile and INSECURE setup: %v", time.Since(start))
+	start = time.Now()
 	proof, err := SealCommitPhase2(t.Context(), js, sealTestSector, sealTestMiner, WithSealParameters(params))
 	require.NoError(t, err)
 	require.Len(t, proof, prover.ProofSize)
+	t.Logf("SealCommitPhase2 (parse, synthesize, prove on the CPU, verify): %v", time.Since(start))
 
 	pvk, err := prover.PrepareVerifyingKey(&params.VK)
 	require.NoError(t, err)

@@ -235,7 +235,8 @@ func TestFromVanillaRefuses(t *testing.T) {
 
 // TestPublicInputsSynthetic: PublicInputs of a synthetic C1 (2 KiB, and 32 GiB's ten partitions
 // of 18 challenges) agree with what the vanilla proofs open: per challenge its node four times
-// and its 14 parents' column indices in order; 3 + 18·challenges inputs.
+// and its 14 parents' column indices in order; 3 + 18·challenges inputs. FromC1 accepts every
+// partition.
 func TestPublicInputsSynthetic(t *testing.T) {
 	for _, p := range []sector.RegisteredSealProof{sector.StackedDrg2KiBV1_1, sector.StackedDrg32GiBV1_1} {
 		if p == sector.StackedDrg32GiBV1_1 && testing.Short() {
@@ -259,6 +260,8 @@ func TestPublicInputsSynthetic(t *testing.T) {
 				want = append(want, u(node), u(ps[i].CommRLastProof.PathIndex()), u(ps[i].ReplicaColumnProofs.CX.InclusionProof.PathIndex()))
 			}
 			require.Equal(t, want, in, "%v partition %d", p, k)
+			_, err = FromC1(o, k)
+			require.NoError(t, err, "%v partition %d", p, k)
 		}
 	}
 	_, err := PublicInputs(sector.StackedDrg2KiBV1_1, nil, fr.Element{}, fr.Element{}, fr.Element{}, [32]byte{}, 1)

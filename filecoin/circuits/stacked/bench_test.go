@@ -33,7 +33,7 @@ func benchSynthesize(b *testing.B, p sector.RegisteredSealProof, challenges int)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		c, err := FromC1(o, 0)
+		c, err := FromVanilla(params, o.ReplicaID, o.CommD, o.CommR, o.VanillaProofs[0])
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,7 +1,15 @@
-// Package porep is a PoRep-shaped circuit: the per-challenge work of Filecoin's stacked-DRG
-// proof of replication (rust-fil-proofs storage-proofs-porep/src/stacked/circuit/{proof,params,
-// create_label}.rs) over a small, deterministic in-memory sector, so that its witness is real and
-// satisfiable at every size.
+// Package porep is a benchmark workload shaped like Filecoin's PoRep: the per-challenge work of
+// the stacked-DRG proof of replication (rust-fil-proofs storage-proofs-porep/src/stacked/circuit/
+// {proof,params,create_label}.rs) over a small, deterministic in-memory sector, so that its
+// witness is real and satisfiable at every size, including sizes no sector has (any number of
+// challenges).
+//
+// It is not Filecoin's circuit. Its matrices equal those of package filecoin/circuits/stacked
+// for the same shape (its tiny size has the constraint-system hash of the StackedCircuit with 2
+// layers, 8 nodes and tree 8-0-0), but its graph and its witness are this package's own. To
+// prove real PoRep use filecoin/circuits/stacked (stacked.FromC1) and filecoin/proofs
+// (SealCommitPhase2); to benchmark the real partition use the CLI's --circuit stacked
+// --sector-size 32GiB, whose witness is a synthetic C1 output (c1.Synthetic).
 //
 // Per challenge, as Filecoin's circuit:
 //

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/cuzk-go/cuzk/circuits"
 	"github.com/cuzk-go/cuzk/circuits/porep"
+	"github.com/cuzk-go/cuzk/filecoin/c1"
+	"github.com/cuzk-go/cuzk/filecoin/circuits/stacked"
+	"github.com/cuzk-go/cuzk/filecoin/sector"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 )
@@ -23,8 +27,10 @@ type circuitFlags struct {
 	seed        uint64
 	porepSize   string
 	challenges  int
+	sectorSize  string
 
-	sectors map[uint64]*porep.Sector // built once per seed; a sector serves every partition
+	sectors map[uint64]*porep.Sector              // built once per seed; a sector serves every partition
+	c1s     map[uint64]*c1.SealCommitPhase1Output // stacked: synthetic C1 outputs, one per seed
 	mu      sync.Mutex
 }
 
@@ -42,19 +48,25 @@ const (
 )
 
 func (c *circuitFlags) register(fs *flag.FlagSet, constraints int) {
-	fs.StringVar(&c.name, "circuit", "scalable", "built-in circuit: scalable or porep")
+	fs.StringVar(&c.name, "circuit", "scalable", "built-in circuit: scalable, porep (benchmark workload) or stacked (Filecoin's PoRep partition)")
 	fs.IntVar(&c.constraints, "constraints", constraints, fmt.Sprintf("scalable: number of constraints (1 to 2^27 = %d)", maxScalableConstraints))
 	fs.IntVar(&c.inputs, "inputs", 4, fmt.Sprintf("scalable: number of public inputs, ONE not counted (0 to %d)", maxScalableInputs))
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the deterministic witness")
 	fs.StringVar(&c.porepSize, "porep-size", "tiny", "porep: "+porepSizeNames()+" (≈1.2 M constraints … ≈130 M)")
 	fs.IntVar(&c.challenges, "challenges", 0, fmt.Sprintf("porep: challenges per partition in the full 32 GiB shape (≈7.2 M constraints each, at most %d); overrides --porep-size", maxPoRepChallenges))
+	fs.StringVar(&c.sectorSize, "sector-size", "2KiB", "stacked: sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB); the witness is a synthetic C1 output")
 }
 
 // validate checks the circuit flags against their bounds, before any work; errors are
 // usageErrors naming the flag.
 func (c *circuitFlags) validate() error {
-	if c.name != "scalable" && c.name != "porep" {
-		return usagef("--circuit %q: want scalable or porep", c.name)
+	if c.name != "scalable" && c.name != "porep" && c.name != "stacked" {
+		return usagef("--circuit %q: want scalable, porep or stacked", c.name)
+	}
+	if c.name == "stacked" {
+		if _, err := parseSectorSize(c.sectorSize); err != nil {
+			return &usageError{err}
+		}
 	}
 	if err := checkRange("constraints", c.constraints, 1, maxScalableConstraints); err != nil {
 		return err
@@ -69,6 +81,39 @@ func (c *circuitFlags) validate() error {
 		return &usageError{err}
 	}
 	return nil
+}
+
+// stackedC1 returns the synthetic C1 output of the --sector-size seal proof (v1.1) for seed,
+// building it the first time.
+func (c *circuitFlags) stackedC1(seed uint64) (*c1.SealCommitPhase1Output, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if o, ok := c.c1s[seed]; ok {
+		return o, nil
+	}
+	size, err := parseSectorSize(c.sectorSize)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := sector.ConfigFor(size)
+	if err != nil {
+		return nil, fmt.Errorf("stacked: --sector-size %s: %w", c.sectorSize, err)
+	}
+	p := sector.StackedDrg2KiBV1_1
+	for p.SectorSize() != cfg.SectorSize {
+		p++
+	}
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	o, err := c1.Synthetic(context.Background(), p, key)
+	if err != nil {
+		return nil, err
+	}
+	if c.c1s == nil {
+		c.c1s = make(map[uint64]*c1.SealCommitPhase1Output)
+	}
+	c.c1s[seed] = o
+	return o, nil
 }
 
 func porepSizeNames() string {
@@ -144,19 +189,41 @@ func (c *circuitFlags) instance(partition int) (synth.Circuit, []fr.Element, err
 		}
 		pc := s.Circuit(partition)
 		return pc, pc.PublicInputs(), nil
+	case "stacked":
+		if partition < 0 {
+			return nil, nil, fmt.Errorf("stacked: partition %d", partition)
+		}
+		o, err := c.stackedC1(c.seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		// A benchmark may ask for more partitions than the proof has: they repeat.
+		k := partition % len(o.VanillaProofs)
+		sc, err := stacked.FromC1(o, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		in, err := stacked.PublicInputs(o.RegisteredProof, nil, o.ReplicaID, o.CommD, o.CommR, o.Seed, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		return sc, in, nil
 	default:
-		return nil, nil, fmt.Errorf("unknown circuit %q (built-in: scalable, porep)", c.name)
+		return nil, nil, fmt.Errorf("unknown circuit %q (built-in: scalable, porep, stacked)", c.name)
 	}
 }
 
 // withSeed returns a copy of the flags with another witness seed.
 func (c *circuitFlags) withSeed(seed uint64) *circuitFlags {
 	return &circuitFlags{name: c.name, constraints: c.constraints, inputs: c.inputs, seed: seed,
-		porepSize: c.porepSize, challenges: c.challenges}
+		porepSize: c.porepSize, challenges: c.challenges, sectorSize: c.sectorSize}
 }
 
 // describe names the circuit and its size for messages.
 func (c *circuitFlags) describe() string {
+	if c.name == "stacked" {
+		return fmt.Sprintf("stacked (Filecoin PoRep partition, %s, synthetic C1)", c.sectorSize)
+	}
 	if c.name == "porep" {
 		if c.challenges > 0 {
 			return fmt.Sprintf("porep (%d full challenges)", c.challenges)

@@ -26,7 +26,8 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 	var cf circuitFlags
 	cf.register(fs, 1<<12)
 	fs.Lookup("circuit").Usage = "circuit: winning-post, window-post (Filecoin FallbackPoSt), stacked-porep (Filecoin PoRep partition), scalable or porep"
-	sizeFlag := fs.String("sector-size", "2KiB", "winning-post, window-post, stacked-porep: sector size (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB)")
+	sizeFlag := &cf.sectorSize
+	fs.Lookup("sector-size").Usage = "winning-post, window-post, stacked-porep, stacked: sector size (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB)"
 	countOnly := fs.Bool("count-only", false, "print the counts only, without compiling the circuit")
 	treeFlag := fs.String("tree", "", "winning-post, window-post, stacked-porep: tree R (and C) shape base-sub-top (8-4-0), overriding the sector size's")
 	sectors := fs.Int("post-sectors", 0, fmt.Sprintf("winning-post, window-post: sectors per partition, overriding the proof's (at most %d)", maxPoStSectors))

@@ -19,6 +19,16 @@
 // label is the digest read little-endian with the top two bits dropped). Layer 1 hashes its 6
 // DRG parents repeated to 37 (6·6 + 1), later layers the 14 parents repeated (14 + 14 + 9).
 //
+// FromC1 (FromVanilla) builds a partition's circuit from a C1 output's vanilla proofs as
+// StackedCompound::circuit does; PublicInputs derives a partition's public inputs from
+// (replica_id, comm_d, comm_r, seed) alone, as generate_public_inputs does.
+//
+//	shape, _ := synth.Compile(stacked.Blank(params))  // params: SealParams(o.RegisteredProof)
+//	c, _ := stacked.FromC1(o, k)                      // o: *c1.SealCommitPhase1Output
+//	asg, _ := synth.Synthesize(ctx, shape, c)
+//	in, _ := stacked.PublicInputs(o.RegisteredProof, nil, o.ReplicaID, o.CommD, o.CommR, o.Seed, k)
+//	// in equals asg.PublicInputs()
+//
 // Counts: the four tests of tests/stacked_circuit.rs (1,206,212; 1,199,620; 1,296,576;
 // 1,346,982) and the 32 GiB partition's 130,278,541 constraints with 328 inputs.
 package stacked

@@ -213,9 +213,9 @@ func TestSatisfied16KiB(t *testing.T) {
 
 // row returns row r of m as columns and coefficients, in stored order.
 func row(shape *synth.Shape, m *synth.Matrix, r int) (cols []int, coeffs []fr.Element) {
-	for k := m.RowPtr[r]; k < m.RowPtr[r+1]; k++ {
-		cols = append(cols, int(m.Cols[k]))
-		coeffs = append(coeffs, shape.Coeffs[m.Coeffs[k]])
+	for _, e := range m.AppendRow(nil, r) {
+		cols = append(cols, int(e.Col))
+		coeffs = append(coeffs, shape.Coeffs[e.Coeff])
 	}
 	return cols, coeffs
 }

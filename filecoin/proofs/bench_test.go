@@ -9,6 +9,7 @@ import (
 	"github.com/cuzk-go/cuzk/devsetup"
 	cpost "github.com/cuzk-go/cuzk/filecoin/circuits/post"
 	"github.com/cuzk-go/cuzk/filecoin/post"
+	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/synth/gadgets/poseidon"
@@ -71,7 +72,8 @@ func syntheticWinning32GiB(b *testing.B) (cpost.Params, *cpost.Circuit) {
 // 133 inputs) on the CPU: "synthesize" is synth.Synthesize (witness and A·w, B·w, C·w) of a
 // synthetic satisfiable circuit; "prove-cpu" is prover.ProvePartition of that assignment on the
 // CPU with devsetup.RandomParameters (points of the right counts, so the work is real but the
-// proof does not verify).
+// proof does not verify). "prove-gpu" is the same on GPU 0 with the parameters resident, when
+// libcuzk.so and a device are there.
 func BenchmarkWinningPoSt32GiB(b *testing.B) {
 	p, c := syntheticWinning32GiB(b)
 	shape, err := synth.Compile(cpost.Blank(p))
@@ -93,11 +95,32 @@ func BenchmarkWinningPoSt32GiB(b *testing.B) {
 			}
 		}
 	})
+	params := devsetup.RandomParameters(shape, 1)
 	b.Run("prove-cpu", func(b *testing.B) {
-		params := devsetup.RandomParameters(shape, 1)
-		b.ResetTimer()
 		for b.Loop() {
 			if benchProof, err = prover.ProvePartition(ctx, params, asg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("prove-gpu", func(b *testing.B) {
+		gpus, err := gpu.ProverDevices()
+		if err != nil {
+			b.Skipf("no GPU: %v", err)
+		}
+		defer func() {
+			for _, g := range gpus {
+				g.Close()
+			}
+		}()
+		dev := prover.WithDevice(prover.NewDevice(gpus[0]))
+		// The first proof uploads the parameters; it is not timed.
+		if _, err := prover.ProvePartition(ctx, params, asg, dev); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for b.Loop() {
+			if benchProof, err = prover.ProvePartition(ctx, params, asg, dev); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1121,7 +1121,7 @@ func (e *Engine) fallBack(d, w int, p *part, failed outcome) outcome {
 		if err != nil {
 			return err
 		}
-		proof, err := prover.ProvePartition(j.ctx, j.spec.Params, asg, prover.WithDevice(e.cfg.fallback), prover.WithRandomness(rs))
+		proof, err := prover.ProvePartition(j.ctx, j.spec.Params, asg, prover.WithDevice(e.cfg.fallback), prover.WithRandomness(rs), prover.WithoutSelfCheck())
 		if err != nil {
 			return err
 		}

@@ -15,8 +15,20 @@ var ErrParamsMismatch = errors.New("prover: parameters do not match the circuit"
 type ProveOption func(*proveConfig) error
 
 type proveConfig struct {
-	device Device
-	rs     *Randomness
+	device      Device
+	rs          *Randomness
+	noSelfCheck bool
+}
+
+// ErrSelfCheck is wrapped by ProvePartition's error when the proof it made does not verify: the
+// witness does not satisfy the circuit, or the parameters or the device are wrong.
+var ErrSelfCheck = errors.New("prover: self-check: proof does not verify")
+
+// WithoutSelfCheck returns the proof without verifying it first. Only for callers that verify
+// it themselves, or that prove with parameters whose proofs cannot verify (random points for
+// timing); the check costs one Groth16 verification, milliseconds against the proof's seconds.
+func WithoutSelfCheck() ProveOption {
+	return func(c *proveConfig) error { c.noSelfCheck = true; return nil }
 }
 
 // WithDevice proves on dev instead of the CPU.
@@ -37,7 +49,9 @@ func WithRandomness(rs Randomness) ProveOption {
 }
 
 // ProvePartition proves one synthesized partition with params: on the CPU unless WithDevice names
-// another device. r and s come from crypto/rand unless WithRandomness fixes them.
+// another device. r and s come from crypto/rand unless WithRandomness fixes them. The proof is
+// verified against params' verifying key and the assignment's public inputs before it is
+// returned (an error wrapping ErrSelfCheck otherwise), unless WithoutSelfCheck is given.
 func ProvePartition(ctx context.Context, params *Parameters, asg *synth.Assignment, opts ...ProveOption) (*Proof, error) {
 	cfg := proveConfig{device: CPU()}
 	for _, o := range opts {
@@ -66,7 +80,18 @@ func ProvePartition(ctx context.Context, params *Parameters, asg *synth.Assignme
 	if err != nil {
 		return nil, err
 	}
-	return task.Finalize(ctx)
+	proof, err := task.Finalize(ctx)
+	if err != nil || cfg.noSelfCheck {
+		return proof, err
+	}
+	pvk, err := PrepareVerifyingKey(&params.VK)
+	if err != nil {
+		return nil, fmt.Errorf("prover: self-check: %w", err)
+	}
+	if err := Verify(pvk, proof, asg.PublicInputs()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSelfCheck, err)
+	}
+	return proof, nil
 }
 
 // CheckParameters reports whether params fit shape: |IC| = inputs, |L| = aux, |H| = m−1, and the

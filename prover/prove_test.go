@@ -200,3 +200,19 @@ func TestSetupProveVerifyAtScale(t *testing.T) {
 }
 
 func bigOf(e *fr.Element) *big.Int { return e.BigInt(new(big.Int)) }
+
+// TestProveSelfCheck: a witness that does not satisfy the circuit gives an error wrapping
+// ErrSelfCheck, not a proof; WithoutSelfCheck returns the (invalid) proof unchecked.
+func TestProveSelfCheck(t *testing.T) {
+	c := &circuits.Scalable{Constraints: 64, Inputs: 2, Seed: 7}
+	shape, params := setupFor(t, c)
+	asg, err := synth.Synthesize(context.Background(), shape, c)
+	require.NoError(t, err)
+	last := &asg.W[len(asg.W)-1]
+	last.Add(last, new(fr.Element).SetOne()) // the last aux value no longer satisfies its row
+	_, err = prover.ProvePartition(context.Background(), params, asg)
+	require.ErrorIs(t, err, prover.ErrSelfCheck)
+	proof, err := prover.ProvePartition(context.Background(), params, asg, prover.WithoutSelfCheck())
+	require.NoError(t, err)
+	require.False(t, pairingHolds(t, &params.VK, proof, c.PublicInputs()))
+}

@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/crypto/blake2b"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/cuzk-go/cuzk/internal/atomicfile"
 )
 
 const (
@@ -197,7 +199,7 @@ func (c *Cache) check(ctx context.Context, path string, e Entry, want memoEntry)
 	c.mu.Unlock()
 	if c.cfg.memo != "-" {
 		// The memo only saves time: a directory we cannot write to is not an error.
-		_ = writeFileAtomic(c.cfg.memo, snapshot)
+		_ = atomicfile.WriteFile(c.cfg.memo, snapshot, atomicfile.Overwrite())
 	}
 	return nil
 }
@@ -234,27 +236,6 @@ func (c *Cache) digest(ctx context.Context, path, name string, size int64) (stri
 	c.hashed++
 	c.mu.Unlock()
 	return hex.EncodeToString(h.Sum(nil)[:digestBytes]), nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and renames it over path.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // sizeName spells a sector size as the fetch-params commands take it.

@@ -46,7 +46,7 @@ func (f *fixedBase) mul(ctx context.Context, scalars []fr.Element, out unsafe.Po
 		hi := min(lo+fixedBaseChunk, len(scalars))
 		dst := unsafe.Add(out, uintptr(lo)*size)
 		if err := f.dev.lib.b.fixedbaseMul(f.dev.index, f.h, unsafe.Pointer(&scalars[lo]), uint64(hi-lo), dst); err != nil {
-			return fmt.Errorf("gpu: G%d fixed-base multiplication of scalars[%d:%d]: %w", f.group, lo, hi, err)
+			return fmt.Errorf("gpu: G%d fixed-base multiplication, call on scalars[%d:%d]: %w", f.group, lo, hi, err)
 		}
 	}
 	return nil

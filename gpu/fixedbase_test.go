@@ -45,6 +45,10 @@ func fixedBaseScalars(seed uint64, n int) []fr.Element {
 	return out
 }
 
+// referenceDirect is the most reference points computed one by one with gnark-crypto's
+// ScalarMultiplication; more are computed with its BatchScalarMultiplication.
+const referenceDirect = 4200
+
 // wantG1 returns scalars[i]·base with gnark-crypto for the indices idx (all when nil).
 func wantG1(base *bls12381.G1Affine, scalars []fr.Element, idx []int) map[int]bls12381.G1Affine {
 	if idx == nil {
@@ -53,12 +57,21 @@ func wantG1(base *bls12381.G1Affine, scalars []fr.Element, idx []int) map[int]bl
 			idx[i] = i
 		}
 	}
+	out := make(map[int]bls12381.G1Affine, len(idx))
+	if len(idx) <= referenceDirect {
+		for _, i := range idx {
+			var p bls12381.G1Affine
+			var k big.Int
+			p.ScalarMultiplication(base, scalars[i].BigInt(&k))
+			out[i] = p
+		}
+		return out
+	}
 	sel := make([]fr.Element, len(idx))
 	for j, i := range idx {
 		sel[j] = scalars[i]
 	}
 	pts := bls12381.BatchScalarMultiplicationG1(base, sel)
-	out := make(map[int]bls12381.G1Affine, len(idx))
 	for j, i := range idx {
 		out[i] = pts[j]
 	}
@@ -72,12 +85,21 @@ func wantG2(base *bls12381.G2Affine, scalars []fr.Element, idx []int) map[int]bl
 			idx[i] = i
 		}
 	}
+	out := make(map[int]bls12381.G2Affine, len(idx))
+	if len(idx) <= referenceDirect {
+		for _, i := range idx {
+			var p bls12381.G2Affine
+			var k big.Int
+			p.ScalarMultiplication(base, scalars[i].BigInt(&k))
+			out[i] = p
+		}
+		return out
+	}
 	sel := make([]fr.Element, len(idx))
 	for j, i := range idx {
 		sel[j] = scalars[i]
 	}
 	pts := bls12381.BatchScalarMultiplicationG2(base, sel)
-	out := make(map[int]bls12381.G2Affine, len(idx))
 	for j, i := range idx {
 		out[i] = pts[j]
 	}

@@ -77,7 +77,7 @@ static void fb_mul(const cuzk_fixedbase* fb, const fr_t* scalars, uint64_t n, af
       s.sync();
       if (bad != ~0ull)
         throw error(CUZK_ERR_INVALID, "scalar " + std::to_string(off + bad) +
-                                          " is not a valid fr.Element (its Montgomery limbs are >= r)");
+                                          " of the call is not a valid fr.Element (its Montgomery limbs are >= r)");
     }
   } catch (...) {
     cudaStreamSynchronize(s);  // no copy may still write to out after the call returns

@@ -123,20 +123,20 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste, opts ...Option) (*prover.P
 	ic := make([]fr.Element, shape.NumInputs)
 	l := make([]fr.Element, shape.NumAux)
 	tr = o.start("IC and L scalars", nVars)
-	for i := 0; i < nVars; i++ {
-		if i%progressStep == progressStep-1 {
-			tr.add(progressStep)
-		}
+	parallelChunks(nVars, func(lo, hi int) {
 		var acc, t fr.Element
-		acc.Mul(&tw.Beta, &evA[i])
-		t.Mul(&tw.Alpha, &evB[i])
-		acc.Add(&acc, &t).Add(&acc, &evC[i])
-		if i < shape.NumInputs {
-			ic[i].Mul(&acc, &gammaInv)
-		} else {
-			l[i-shape.NumInputs].Mul(&acc, &deltaInv)
+		for i := lo; i < hi; i++ {
+			acc.Mul(&tw.Beta, &evA[i])
+			t.Mul(&tw.Alpha, &evB[i])
+			acc.Add(&acc, &t).Add(&acc, &evC[i])
+			if i < shape.NumInputs {
+				ic[i].Mul(&acc, &gammaInv)
+			} else {
+				l[i-shape.NumInputs].Mul(&acc, &deltaInv)
+			}
 		}
-	}
+		tr.add(hi - lo)
+	})
 	tr.finish()
 	aSc := append([]fr.Element(nil), evA[:shape.NumInputs]...)
 	aSc = appendDense(aSc, evA[shape.NumInputs:], shape.ADensityAux)

@@ -66,7 +66,7 @@ func (f *fixedBase) close() error {
 	return nil
 }
 
-// FixedBaseG1 computes k·P for one G1 point P and many scalars k: P's table of multiples (50 MiB)
+// FixedBaseG1 computes k·P for one G1 point P and many scalars k: P's table of multiples (48 MiB)
 // stays on the device until Close. Mul may be called from several goroutines at once.
 type FixedBaseG1 struct{ f *fixedBase }
 
@@ -100,7 +100,7 @@ func (g *FixedBaseG1) Mul(ctx context.Context, scalars []fr.Element, out []bls12
 // Close frees the device table; later calls return ErrClosed.
 func (g *FixedBaseG1) Close() error { return g.f.close() }
 
-// FixedBaseG2 is FixedBaseG1 on G2 (table 100 MiB).
+// FixedBaseG2 is FixedBaseG1 on G2 (table 96 MiB).
 type FixedBaseG2 struct{ f *fixedBase }
 
 // NewFixedBaseG2 builds the table of base on the device. base must be on the curve; infinity

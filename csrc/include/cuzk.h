@@ -135,7 +135,7 @@ CUZK_API cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, c
 /* ---- Fixed-base scalar multiplication ----
  * out[i] = scalars[i]·base for one base of G1 or G2 and many scalars (the
  * points of a Groth16 setup). A handle holds the base's table of multiples on
- * its device (50 MiB for G1, 100 MiB for G2 at the default window of 16 bits);
+ * its device (48 MiB for G1, 96 MiB for G2 at the default window of 16 bits);
  * it is read-only after creation, so calls on one handle may run concurrently. */
 typedef struct cuzk_fixedbase cuzk_fixedbase_t;
 

@@ -31,9 +31,9 @@
 #include "curve.cuh"
 
 // CUZK_FB_C is the window width c in bits. The table holds ⌈256/c⌉·2^(c−1)
-// affine points: c = 16 is 16 windows × 32768 points = 50 MiB for G1, 100 MiB
-// for G2 (partly L2-resident; the loads are a few percent of the additions'
-// time), c = 13 is 20 windows in 7.5/15 MiB.
+// affine points: c = 16 is 16 windows × 32768 points = 48 MiB for G1, 96 MiB
+// for G2 (partly L2-resident; a G1 point reads 16 entries, 1.5 KiB, against
+// ≈ 1e5 IMAD of arithmetic), c = 13 is 20 windows in 7.5/15 MiB.
 #ifndef CUZK_FB_C
 #define CUZK_FB_C 16
 #endif
@@ -60,7 +60,7 @@
 
 // CUZK_FB_CHUNK_LOG2 is log2 of the points computed per device pass: the
 // device holds the chunk's scalars (32 B each), XYZZ points (192/384 B) and
-// affine points (96/192 B), 1.3/2.5 GiB at 2^22.
+// affine points (96/192 B): 1.25/2.4 GiB at 2^22.
 #ifndef CUZK_FB_CHUNK_LOG2
 #define CUZK_FB_CHUNK_LOG2 22
 #endif

@@ -123,12 +123,12 @@ func sampleIndices(seed uint64, n int) []int {
 }
 
 // fixedBaseSizes are the sizes of the differential tests: 1, around a warp and the 32-point
-// inversion batch, not multiples of the block, and one more than a library call's chunk
-// (2^22, so the Go and C chunk loops both run twice) unless -short.
+// inversion batch, not multiples of the block, and unless -short 2·2^22 + 5, three of the
+// library's device passes (CUZK_FB_CHUNK_LOG2 = 22), on both of its lanes.
 func fixedBaseSizes() []int {
 	s := []int{1, 2, 31, 33, 127, 129, 1000, 4099, 1<<16 + 3}
 	if !testing.Short() {
-		s = append(s, fixedBaseChunk+5)
+		s = append(s, 2<<22+5)
 	}
 	return s
 }
@@ -204,6 +204,44 @@ func TestFixedBaseG2MatchesGnark(t *testing.T) {
 		}
 		if err := fb.Close(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestFixedBaseCallChunks makes Mul split its input into many library calls (1000 points
+// each) and checks the points against gnark-crypto.
+func TestFixedBaseCallChunks(t *testing.T) {
+	d := testDevice(t)
+	defer func(c int) { fixedBaseChunk = c }(fixedBaseChunk)
+	fixedBaseChunk = 1000
+	_, _, g1, g2 := bls12381.Generators()
+	scalars := fixedBaseScalars(11, 4099)
+	f1, err := d.NewFixedBaseG1(g1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f1.Close()
+	f2, err := d.NewFixedBaseG2(g2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	p1 := make([]bls12381.G1Affine, len(scalars))
+	p2 := make([]bls12381.G2Affine, len(scalars))
+	if err := f1.Mul(context.Background(), scalars, p1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f2.Mul(context.Background(), scalars, p2); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range wantG1(&g1, scalars, nil) {
+		if p1[i] != w {
+			t.Fatalf("G1 point %d differs", i)
+		}
+	}
+	for i, w := range wantG2(&g2, scalars, sampleIndices(11, len(scalars))) {
+		if p2[i] != w {
+			t.Fatalf("G2 point %d differs", i)
 		}
 	}
 }

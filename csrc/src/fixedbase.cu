@@ -2,6 +2,7 @@
 // per-base table, built once per handle, and the chunked passes of
 // fixedbase_mul, which stream host scalars in and host affine points out.
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "fixedbase.cuh"
@@ -47,40 +48,73 @@ void* fixedbase_table(int group, const void* base) {
   return fb_build(*(const g2_affine_t*)base);
 }
 
-// fb_mul runs fixedbase_mul for the point type affine_t<F>, in chunks of at
-// most FB_CHUNK points: upload the scalars, accumulate, convert to affine,
-// download the points and the smallest invalid scalar index, and wait.
+// fb_lane_t is one of the two sets of device buffers fb_mul alternates
+// between, with its own stream: chunk i runs on lane i % 2.
+template <class F>
+struct fb_lane_t {
+  stream_t s;
+  dbuf_t<fr_t> scalars;
+  dbuf_t<xyzz_t<F>> xyzz;
+  dbuf_t<affine_t<F>> affine;
+  dbuf_t<unsigned long long> bad;  // smallest index of a scalar ≥ r in the chunk, or ~0
+  uint64_t off = 0, m = 0;         // the chunk in flight: out[off : off+m]
+
+  explicit fb_lane_t(uint64_t chunk) : scalars(chunk, s), xyzz(chunk, s), affine(chunk, s), bad(1, s) {}
+
+  // start uploads scalars[off : off+m] (returning when they are on the device)
+  // and enqueues the kernels.
+  void start(const affine_t<F>* table, const fr_t* host, uint64_t off_, uint64_t m_) {
+    off = off_;
+    m = m_;
+    upload_pageable(scalars.p, host + off, m * sizeof(fr_t), s);
+    CUZK_CUDA(cudaMemsetAsync(bad.p, 0xff, sizeof(unsigned long long), s));
+    fb_accumulate<F><<<(unsigned)((m + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(table, scalars.p, m,
+                                                                                          xyzz.p, bad.p);
+    CUZK_LAUNCHED();
+    const uint64_t threads = (m + FB_BATCH - 1) / FB_BATCH;
+    fb_to_affine<F><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(xyzz.p, affine.p, m,
+                                                                                               threads);
+    CUZK_LAUNCHED();
+  }
+
+  // finish waits for the kernels, copies the points to out[off : off+m] and
+  // throws when a scalar was ≥ r.
+  void finish(affine_t<F>* out) {
+    unsigned long long first_bad = 0;
+    CUZK_CUDA(cudaMemcpyAsync(&first_bad, bad.p, sizeof first_bad, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA(cudaMemcpyAsync(out + off, affine.p, m * sizeof(affine_t<F>), cudaMemcpyDeviceToHost, s));
+    s.sync();
+    if (first_bad != ~0ull)
+      throw error(CUZK_ERR_INVALID, "scalar " + std::to_string(off + first_bad) +
+                                        " of the call is not a valid fr.Element (its Montgomery limbs are >= r)");
+  }
+};
+
+// fb_mul runs fixedbase_mul for the point type affine_t<F> in chunks of at
+// most FB_CHUNK points on two lanes, so that chunk i's download (a copy to
+// pageable memory, which holds the calling thread) and chunk i+1's upload
+// overlap the kernels of the other: start(0), start(1), finish(0), start(2),
+// finish(1), …, finish(last).
 template <class F>
 static void fb_mul(const cuzk_fixedbase* fb, const fr_t* scalars, uint64_t n, affine_t<F>* out) {
   const affine_t<F>* table = (const affine_t<F>*)fb->table;
   const uint64_t chunk = std::min(n, FB_CHUNK);
-  stream_t s;
-  dbuf_t<fr_t> dscalars(chunk, s);
-  dbuf_t<xyzz_t<F>> dxyzz(chunk, s);
-  dbuf_t<affine_t<F>> daffine(chunk, s);
-  dbuf_t<unsigned long long> dbad(1, s);
+  const uint64_t chunks = (n + chunk - 1) / chunk;
+  fb_lane_t<F> lane0(chunk);
+  std::unique_ptr<fb_lane_t<F>> lane1;  // only when there are two chunks or more
+  if (chunks > 1) lane1.reset(new fb_lane_t<F>(chunk));
+  fb_lane_t<F>* lanes[2] = {&lane0, lane1.get()};
   try {
-    for (uint64_t off = 0; off < n; off += chunk) {
-      const uint64_t m = std::min(chunk, n - off);
-      upload_pageable(dscalars.p, scalars + off, m * sizeof(fr_t), s);
-      CUZK_CUDA(cudaMemsetAsync(dbad.p, 0xff, sizeof(unsigned long long), s));
-      fb_accumulate<F><<<(unsigned)((m + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(table, dscalars.p, m,
-                                                                                            dxyzz.p, dbad.p);
-      CUZK_LAUNCHED();
-      const uint64_t threads = (m + FB_BATCH - 1) / FB_BATCH;
-      fb_to_affine<F><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(dxyzz.p, daffine.p,
-                                                                                                 m, threads);
-      CUZK_LAUNCHED();
-      unsigned long long bad = 0;
-      CUZK_CUDA(cudaMemcpyAsync(&bad, dbad.p, sizeof bad, cudaMemcpyDeviceToHost, s));
-      CUZK_CUDA(cudaMemcpyAsync(out + off, daffine.p, m * sizeof(affine_t<F>), cudaMemcpyDeviceToHost, s));
-      s.sync();
-      if (bad != ~0ull)
-        throw error(CUZK_ERR_INVALID, "scalar " + std::to_string(off + bad) +
-                                          " of the call is not a valid fr.Element (its Montgomery limbs are >= r)");
+    for (uint64_t i = 0; i < chunks; i++) {
+      const uint64_t off = i * chunk;
+      lanes[i & 1]->start(table, scalars, off, std::min(chunk, n - off));
+      if (i > 0) lanes[(i - 1) & 1]->finish(out);
     }
+    lanes[(chunks - 1) & 1]->finish(out);
   } catch (...) {
-    cudaStreamSynchronize(s);  // no copy may still write to out after the call returns
+    // no copy may still write to out after the call returns
+    cudaStreamSynchronize(lane0.s);
+    if (lane1) cudaStreamSynchronize(lane1->s);
     throw;
   }
 }

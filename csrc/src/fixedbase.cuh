@@ -58,9 +58,9 @@
 #error "CUZK_FB_BATCH must be in [1, 1024]"
 #endif
 
-// CUZK_FB_CHUNK_LOG2 is log2 of the points computed per device pass: the
-// device holds the chunk's scalars (32 B each), XYZZ points (192/384 B) and
-// affine points (96/192 B): 1.25/2.4 GiB at 2^22.
+// CUZK_FB_CHUNK_LOG2 is log2 of the points computed per device pass: each of
+// a call's two lanes holds a chunk's scalars (32 B each), XYZZ points
+// (192/384 B) and affine points (96/192 B): 1.25/2.4 GiB at 2^22.
 #ifndef CUZK_FB_CHUNK_LOG2
 #define CUZK_FB_CHUNK_LOG2 22
 #endif

@@ -1,6 +1,8 @@
 package devsetup
 
 import (
+	"context"
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -146,4 +148,63 @@ func (t *fixedBaseG2) mul(scalars []fr.Element, tr *tracker) []bls12381.G2Affine
 	})
 	tr.finish()
 	return out
+}
+
+// FixedBase computes many multiples of the generators G1 and G2 of gnark-crypto
+// (bls12381.Generators): MulG1 returns scalars[i]·G1 and MulG2 scalars[i]·G2, in affine form,
+// one point per scalar, exactly as G1Affine/G2Affine.ScalarMultiplication would. gpu.Device
+// implements it, running the multiplications on a CUDA device.
+type FixedBase interface {
+	MulG1(ctx context.Context, scalars []fr.Element) ([]bls12381.G1Affine, error)
+	MulG2(ctx context.Context, scalars []fr.Element) ([]bls12381.G2Affine, error)
+}
+
+// WithFixedBase makes InsecureSetup compute the points of IC, L, A, B_G1, B_G2 and H with fb
+// instead of the CPU tables (nil: the CPU tables). The parameters are the same either way.
+func WithFixedBase(fb FixedBase) Option { return func(o *options) { o.fixedBase = fb } }
+
+// pointMaker computes the points of one setup's sections: with o.fixedBase when set, else with
+// CPU tables built on first use.
+type pointMaker struct {
+	o      *options
+	g1     bls12381.G1Affine
+	g2     bls12381.G2Affine
+	table1 *fixedBaseG1
+}
+
+// mulG1 returns scalars[i]·G1 for the stage named stage, reporting its progress.
+func (m *pointMaker) mulG1(stage string, scalars []fr.Element) ([]bls12381.G1Affine, error) {
+	if m.o.fixedBase == nil {
+		if m.table1 == nil {
+			m.table1 = newFixedBaseG1(&m.g1)
+		}
+		return m.table1.mul(scalars, m.o.start(stage, len(scalars))), nil
+	}
+	tr := m.o.start(stage, len(scalars))
+	pts, err := m.o.fixedBase.MulG1(context.Background(), scalars)
+	if err == nil && len(pts) != len(scalars) {
+		err = fmt.Errorf("%d points for %d scalars", len(pts), len(scalars))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("insecure setup: %s: %w", stage, err)
+	}
+	tr.finish()
+	return pts, nil
+}
+
+// mulG2 returns scalars[i]·G2 for the stage named stage, reporting its progress.
+func (m *pointMaker) mulG2(stage string, scalars []fr.Element) ([]bls12381.G2Affine, error) {
+	if m.o.fixedBase == nil {
+		return newFixedBaseG2(&m.g2).mul(scalars, m.o.start(stage, len(scalars))), nil
+	}
+	tr := m.o.start(stage, len(scalars))
+	pts, err := m.o.fixedBase.MulG2(context.Background(), scalars)
+	if err == nil && len(pts) != len(scalars) {
+		err = fmt.Errorf("%d points for %d scalars", len(pts), len(scalars))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("insecure setup: %s: %w", stage, err)
+	}
+	tr.finish()
+	return pts, nil
 }

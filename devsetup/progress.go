@@ -13,7 +13,8 @@ type Progress func(stage string, done, total int64)
 type Option func(*options)
 
 type options struct {
-	progress Progress
+	progress  Progress
+	fixedBase FixedBase
 }
 
 // WithProgress makes the setup report its progress to f (nil: no reporting).

@@ -44,7 +44,8 @@ func NewToxicWaste(src io.Reader) (ToxicWaste, error) {
 // C_i likewise, the input constraints included). Then IC_i = (β·A_i + α·B_i + C_i)/γ for inputs,
 // L_i = (β·A_i + α·B_i + C_i)/δ for aux, A/B points as A_i(τ)·G and B_i(τ)·G for the variables the
 // densities mark, and H_i = τ^i·(τ^m − 1)/δ for i < m−1. Points are computed with batched
-// fixed-base scalar multiplication on all cores.
+// fixed-base scalar multiplication on all cores, or by the FixedBase given with WithFixedBase
+// (a GPU), with the same result byte for byte.
 //
 // WithProgress reports the stages in order: "Lagrange basis" (m), "evaluate A, B, C" (3 × constraints),
 // "IC and L scalars" (variables), "H scalars" (m − 1), then the points of each section: "IC
@@ -122,20 +123,20 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste, opts ...Option) (*prover.P
 	ic := make([]fr.Element, shape.NumInputs)
 	l := make([]fr.Element, shape.NumAux)
 	tr = o.start("IC and L scalars", nVars)
-	for i := 0; i < nVars; i++ {
-		if i%progressStep == progressStep-1 {
-			tr.add(progressStep)
-		}
+	parallelChunks(nVars, func(lo, hi int) {
 		var acc, t fr.Element
-		acc.Mul(&tw.Beta, &evA[i])
-		t.Mul(&tw.Alpha, &evB[i])
-		acc.Add(&acc, &t).Add(&acc, &evC[i])
-		if i < shape.NumInputs {
-			ic[i].Mul(&acc, &gammaInv)
-		} else {
-			l[i-shape.NumInputs].Mul(&acc, &deltaInv)
+		for i := lo; i < hi; i++ {
+			acc.Mul(&tw.Beta, &evA[i])
+			t.Mul(&tw.Alpha, &evB[i])
+			acc.Add(&acc, &t).Add(&acc, &evC[i])
+			if i < shape.NumInputs {
+				ic[i].Mul(&acc, &gammaInv)
+			} else {
+				l[i-shape.NumInputs].Mul(&acc, &deltaInv)
+			}
 		}
-	}
+		tr.add(hi - lo)
+	})
 	tr.finish()
 	aSc := append([]fr.Element(nil), evA[:shape.NumInputs]...)
 	aSc = appendDense(aSc, evA[shape.NumInputs:], shape.ADensityAux)
@@ -164,13 +165,23 @@ func InsecureSetup(shape *synth.Shape, tw ToxicWaste, opts ...Option) (*prover.P
 	vk.GammaG2.ScalarMultiplication(&g2, bigOf(&tw.Gamma))
 	vk.DeltaG1.ScalarMultiplication(&g1, bigOf(&tw.Delta))
 	vk.DeltaG2.ScalarMultiplication(&g2, bigOf(&tw.Delta))
-	fb1 := newFixedBaseG1(&g1)
-	vk.IC = fb1.mul(ic, o.start("IC points", len(ic)))
-	p.L = fb1.mul(l, o.start("L points", len(l)))
-	p.A = fb1.mul(aSc, o.start("A points", len(aSc)))
-	p.BG1 = fb1.mul(bSc, o.start("B_G1 points", len(bSc)))
-	p.BG2 = newFixedBaseG2(&g2).mul(bSc, o.start("B_G2 points", len(bSc)))
-	p.H = fb1.mul(hSc, o.start("H points", len(hSc)))
+	pm := &pointMaker{o: &o, g1: g1, g2: g2}
+	var err error
+	for _, s := range []struct {
+		stage   string
+		scalars []fr.Element
+		out     *[]bls12381.G1Affine
+	}{{"IC points", ic, &vk.IC}, {"L points", l, &p.L}, {"A points", aSc, &p.A}, {"B_G1 points", bSc, &p.BG1}} {
+		if *s.out, err = pm.mulG1(s.stage, s.scalars); err != nil {
+			return nil, err
+		}
+	}
+	if p.BG2, err = pm.mulG2("B_G2 points", bSc); err != nil {
+		return nil, err
+	}
+	if p.H, err = pm.mulG1("H points", hSc); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -32,6 +32,10 @@ typedef struct {
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	// debug_field is NULL when the library was built without test kernels.
 	cuzk_error_t (*debug_field)(int32_t, int32_t, int32_t, const void *, const void *, void *, uint64_t);
+	// Fixed-base scalar multiplication.
+	cuzk_error_t (*fixedbase_new)(int32_t, int32_t, const void *, cuzk_fixedbase_t **);
+	cuzk_error_t (*fixedbase_free)(cuzk_fixedbase_t *);
+	cuzk_error_t (*fixedbase_mul)(cuzk_fixedbase_t *, const void *, uint64_t, void *);
 } cuzk_table;
 
 // cuzk_open loads path and resolves every symbol; on failure it returns NULL
@@ -73,6 +77,10 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_free, "cuzk_bases_free");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
+	// Fixed-base scalar multiplication.
+	SYM(fixedbase_new, "cuzk_fixedbase_new");
+	SYM(fixedbase_free, "cuzk_fixedbase_free");
+	SYM(fixedbase_mul, "cuzk_fixedbase_mul");
 #undef SYM
 	// Optional: only a test build of the library (make TEST_KERNELS=1) has the field-op checker.
 	*(void **)(&t->debug_field) = dlsym(h, "cuzk_debug_field");
@@ -129,6 +137,18 @@ static cuzk_error_t t_msm_device(cuzk_table *t, uintptr_t b, uintptr_t s, uint64
 static int t_has_debug_field(cuzk_table *t) { return t->debug_field != NULL; }
 static cuzk_error_t t_debug_field(cuzk_table *t, int32_t d, int32_t f, int32_t op, const void *a, const void *b, void *o, uint64_t n) {
 	return t->debug_field(d, f, op, a, b, o, n);
+}
+
+// Fixed-base scalar multiplication.
+static cuzk_error_t t_fixedbase_new(cuzk_table *t, int32_t d, int32_t g, const void *base, uintptr_t *o) {
+	cuzk_fixedbase_t *fb = NULL;
+	cuzk_error_t e = t->fixedbase_new(d, g, base, &fb);
+	*o = (uintptr_t)fb;
+	return e;
+}
+static cuzk_error_t t_fixedbase_free(cuzk_table *t, uintptr_t fb) { return t->fixedbase_free((cuzk_fixedbase_t *)fb); }
+static cuzk_error_t t_fixedbase_mul(cuzk_table *t, uintptr_t fb, const void *s, uint64_t n, void *out) {
+	return t->fixedbase_mul((cuzk_fixedbase_t *)fb, s, n, out);
 }
 */
 import "C"
@@ -292,4 +312,22 @@ func (b *backend) debugField(dev, field, op int, a, bb, out unsafe.Pointer, n ui
 		return errNoTestKernels
 	}
 	return b.check(dev, C.t_debug_field(b.t, C.int32_t(dev), C.int32_t(field), C.int32_t(op), a, bb, out, C.uint64_t(n)))
+}
+
+// Fixed-base scalar multiplication.
+
+func (b *backend) fixedbaseNew(dev, group int, base unsafe.Pointer) (uintptr, error) {
+	var h C.uintptr_t
+	if err := b.check(dev, C.t_fixedbase_new(b.t, C.int32_t(dev), C.int32_t(group), base, &h)); err != nil {
+		return 0, err
+	}
+	return uintptr(h), nil
+}
+
+func (b *backend) fixedbaseFree(dev int, h uintptr) error {
+	return b.check(dev, C.t_fixedbase_free(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) fixedbaseMul(dev int, h uintptr, scalars unsafe.Pointer, n uint64, out unsafe.Pointer) error {
+	return b.check(dev, C.t_fixedbase_mul(b.t, C.uintptr_t(h), scalars, C.uint64_t(n), out))
 }

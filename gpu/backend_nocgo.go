@@ -50,3 +50,10 @@ func (b *backend) msmDevice(int, uintptr, uintptr, uint64, uint64, unsafe.Pointe
 func (b *backend) debugField(int, int, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uint64) error {
 	return ErrNotLoaded
 }
+
+// Fixed-base scalar multiplication.
+func (b *backend) fixedbaseNew(int, int, unsafe.Pointer) (uintptr, error) { return 0, ErrNotLoaded }
+func (b *backend) fixedbaseFree(int, uintptr) error                       { return ErrNotLoaded }
+func (b *backend) fixedbaseMul(int, uintptr, unsafe.Pointer, uint64, unsafe.Pointer) error {
+	return ErrNotLoaded
+}

@@ -104,7 +104,11 @@ func runBench(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if params, err = devsetup.InsecureSetup(shape, tw, devsetup.WithProgress(stages.Report)); err != nil {
+		opts := []devsetup.Option{devsetup.WithProgress(stages.Report)}
+		if len(gpuDevs) > 0 {
+			opts = append(opts, devsetup.WithFixedBase(gpuDevs[0].Device())) // the points on the first GPU
+		}
+		if params, err = devsetup.InsecureSetup(shape, tw, opts...); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/internal/atomicfile"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
@@ -32,10 +34,11 @@ func runSetup(ctx context.Context, args []string) error {
 	cf.register(fs, 1<<12)
 	out := fs.String("out", ".", "directory for circuit.params and circuit.vk")
 	force := fs.Bool("force", false, "replace existing circuit.params and circuit.vk")
+	device := fs.String("device", "auto", "where to compute the points: auto (GPU when available, else CPU), cpu, or gpu")
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if err := cf.validate(); err != nil {
+	if err := errors.Join(cf.validate(), checkDeviceName(*device)); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -48,7 +51,11 @@ func runSetup(ctx context.Context, args []string) error {
 	}
 
 	start := time.Now()
-	shape, params, err := cf.insecureSetup()
+	onGPU, err := fixedBaseOption(*device)
+	if err != nil {
+		return err
+	}
+	shape, params, err := cf.insecureSetup(onGPU...)
 	if err != nil {
 		return err
 	}
@@ -72,9 +79,30 @@ func runSetup(ctx context.Context, args []string) error {
 	return nil
 }
 
+// fixedBaseOption returns the devsetup option that computes a setup's points on GPU 0 for
+// --device gpu, and for auto when a GPU is present; no option (the CPU) for cpu, or for auto
+// without a GPU.
+func fixedBaseOption(which string) ([]devsetup.Option, error) {
+	if which == "cpu" {
+		return nil, nil
+	}
+	lib, err := gpu.Load()
+	var dev *gpu.Device
+	if err == nil {
+		dev, err = lib.Device(0)
+	}
+	if err != nil {
+		if which == "gpu" || !(errors.Is(err, gpu.ErrNotLoaded) || errors.Is(err, gpu.ErrNoDevice)) {
+			return nil, err
+		}
+		return nil, nil
+	}
+	return []devsetup.Option{devsetup.WithFixedBase(dev)}, nil
+}
+
 // insecureSetup compiles the circuit and generates INSECURE development parameters for it, the
 // toxic waste drawn from crypto/rand and dropped.
-func (c *circuitFlags) insecureSetup() (*synth.Shape, *prover.Parameters, error) {
+func (c *circuitFlags) insecureSetup(opts ...devsetup.Option) (*synth.Shape, *prover.Parameters, error) {
 	shape, err := c.compile()
 	if err != nil {
 		return nil, nil, err
@@ -83,7 +111,7 @@ func (c *circuitFlags) insecureSetup() (*synth.Shape, *prover.Parameters, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	params, err := devsetup.InsecureSetup(shape, tw)
+	params, err := devsetup.InsecureSetup(shape, tw, opts...)
 	if err != nil {
 		return nil, nil, err
 	}

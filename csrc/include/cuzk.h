@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 3
+#define CUZK_ABI_VERSION 4
 
 /* Error codes. */
 enum {
@@ -130,6 +130,26 @@ CUZK_API cuzk_error_t cuzk_msm_device(cuzk_bases_t *b, cuzk_fr_buf_t *scalars, u
  * (make TEST_KERNELS=1); the production build does not define it, so a loader
  * resolves it as optional. */
 CUZK_API cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void *a, const void *b, void *out, uint64_t n);
+
+
+/* ---- Fixed-base scalar multiplication ----
+ * out[i] = scalars[i]·base for one base of G1 or G2 and many scalars (the
+ * points of a Groth16 setup). A handle holds the base's table of multiples on
+ * its device (48 MiB for G1, 96 MiB for G2 at the default window of 16 bits);
+ * it is read-only after creation, so calls on one handle may run concurrently. */
+typedef struct cuzk_fixedbase cuzk_fixedbase_t;
+
+/* Builds the table of base, a G1Affine (group 1, 96 bytes) or G2Affine
+ * (group 2, 192 bytes) in host memory, gnark layout. The base must be on the
+ * curve (not checked here); infinity gives infinity for every scalar. */
+CUZK_API cuzk_error_t cuzk_fixedbase_new(int32_t dev, int32_t group, const void *base, cuzk_fixedbase_t **out);
+CUZK_API cuzk_error_t cuzk_fixedbase_free(cuzk_fixedbase_t *fb);
+/* out[i] = scalars[i]·base for i < n: scalars are fr.Element values
+ * (Montgomery form) in host memory, out receives n affine points (96 or 192
+ * bytes each, gnark layout, Montgomery limbs, infinity X = Y = 0) in host
+ * memory. n = 0 does nothing. A scalar whose limbs are ≥ r fails the call
+ * with CUZK_ERR_INVALID naming its index; out is then partly written. */
+CUZK_API cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t *fb, const void *scalars, uint64_t n, void *out);
 
 #ifdef __cplusplus
 }

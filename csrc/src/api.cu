@@ -235,4 +235,42 @@ cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void
 }
 #endif
 
+
+// ---- Fixed-base scalar multiplication ----
+
+cuzk_error_t cuzk_fixedbase_new(int32_t dev, int32_t group, const void* base, cuzk_fixedbase_t** out) {
+  return guard("fixed-base table", [&] {
+    require(out != nullptr, "out is NULL");
+    require(group == 1 || group == 2, "group must be 1 or 2, got " + std::to_string(group));
+    require(base != nullptr, "base is NULL");
+    set_device(dev);
+    void* table = fixedbase_table(group, base);
+    *out = new (std::nothrow) cuzk_fixedbase{dev, group, table};
+    if (!*out) {
+      cudaFree(table);
+      throw error(CUZK_ERR_OOM, "host allocation failed");
+    }
+  });
+}
+
+cuzk_error_t cuzk_fixedbase_free(cuzk_fixedbase_t* fb) {
+  return guard("free fixed-base table", [&] {
+    if (!fb) return;
+    set_device(fb->dev);
+    cudaError_t e = cudaFree(fb->table);
+    delete fb;
+    if (e != cudaSuccess) throw_cuda(e, "cudaFree", __FILE__, __LINE__);
+  });
+}
+
+cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t* fb, const void* scalars, uint64_t n, void* out) {
+  return guard("fixed-base multiplication", [&] {
+    require(fb != nullptr, "handle is NULL");
+    if (n == 0) return;
+    require(scalars != nullptr && out != nullptr, "scalars or out is NULL");
+    set_device(fb->dev);
+    fixedbase_mul(fb, scalars, n, out);
+  });
+}
+
 }  // extern "C"

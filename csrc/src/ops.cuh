@@ -61,3 +61,23 @@ void debug_field(int dev, int field, int op, const void* a, const void* b, void*
 #endif
 
 }  // namespace cuzk
+
+// ---- Fixed-base scalar multiplication (fixedbase.cuh, fixedbase.cu) ----
+
+// cuzk_fixedbase holds one base's table of multiples on its device.
+struct cuzk_fixedbase {
+  int dev;
+  int group;    // 1: G1, 2: G2
+  void* table;  // cudaMalloc'd, FB_TABLE affine points
+};
+
+namespace cuzk {
+
+// fixedbase.cu: the cudaMalloc'd table of base (a G1 or G2 affine point by
+// group) on the current device.
+void* fixedbase_table(int group, const void* base);
+// fixedbase.cu: out[i] = scalars[i]·base for i < n, host memory in and out;
+// throws CUZK_ERR_INVALID naming the first scalar ≥ r.
+void fixedbase_mul(const cuzk_fixedbase* fb, const void* scalars, uint64_t n, void* out);
+
+}  // namespace cuzk

@@ -32,6 +32,11 @@ typedef struct {
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	// debug_field is NULL when the library was built without test kernels.
 	cuzk_error_t (*debug_field)(int32_t, int32_t, int32_t, const void *, const void *, void *, uint64_t);
+	// Resident matrices and compact witnesses.
+	cuzk_error_t (*matrix_upload)(int32_t, const cuzk_matrix_desc_t *, const void *, uint64_t, cuzk_matrix_t **);
+	cuzk_error_t (*matrix_free)(cuzk_matrix_t *);
+	cuzk_error_t (*matrix_mulvec)(const cuzk_matrix_t *, const cuzk_fr_buf_t *, cuzk_fr_buf_t *, uint64_t);
+	cuzk_error_t (*witness_decode)(cuzk_fr_buf_t *, uint64_t, uint64_t, const uint64_t *, const void *, uint64_t, const uint32_t *);
 } cuzk_table;
 
 // cuzk_open loads path and resolves every symbol; on failure it returns NULL
@@ -73,6 +78,11 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_free, "cuzk_bases_free");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
+	// Resident matrices and compact witnesses.
+	SYM(matrix_upload, "cuzk_matrix_upload");
+	SYM(matrix_free, "cuzk_matrix_free");
+	SYM(matrix_mulvec, "cuzk_matrix_mulvec");
+	SYM(witness_decode, "cuzk_witness_decode");
 #undef SYM
 	// Optional: only a test build of the library (make TEST_KERNELS=1) has the field-op checker.
 	*(void **)(&t->debug_field) = dlsym(h, "cuzk_debug_field");
@@ -129,6 +139,27 @@ static cuzk_error_t t_msm_device(cuzk_table *t, uintptr_t b, uintptr_t s, uint64
 static int t_has_debug_field(cuzk_table *t) { return t->debug_field != NULL; }
 static cuzk_error_t t_debug_field(cuzk_table *t, int32_t d, int32_t f, int32_t op, const void *a, const void *b, void *o, uint64_t n) {
 	return t->debug_field(d, f, op, a, b, o, n);
+}
+
+// Resident matrices and compact witnesses. The descriptor is built here, in C
+// memory, so that no Go memory holding Go pointers crosses the boundary.
+static cuzk_error_t t_matrix_upload(cuzk_table *t, int32_t d, uint64_t rows, uint64_t cols, uint32_t col_bits,
+		const uint8_t *row_len, const uint32_t *block_ptr, uint64_t n_long, const uint32_t *long_rows,
+		const uint32_t *long_lens, uint64_t n_words, const uint32_t *words, const void *coeffs, uint64_t n_coeffs,
+		uintptr_t *o) {
+	cuzk_matrix_desc_t desc = {rows, cols, col_bits, row_len, block_ptr, n_long, long_rows, long_lens, n_words, words};
+	cuzk_matrix_t *m = NULL;
+	cuzk_error_t e = t->matrix_upload(d, &desc, coeffs, n_coeffs, &m);
+	*o = (uintptr_t)m;
+	return e;
+}
+static cuzk_error_t t_matrix_free(cuzk_table *t, uintptr_t m) { return t->matrix_free((cuzk_matrix_t *)m); }
+static cuzk_error_t t_matrix_mulvec(cuzk_table *t, uintptr_t m, uintptr_t w, uintptr_t out, uint64_t off) {
+	return t->matrix_mulvec((const cuzk_matrix_t *)m, (const cuzk_fr_buf_t *)w, (cuzk_fr_buf_t *)out, off);
+}
+static cuzk_error_t t_witness_decode(cuzk_table *t, uintptr_t dst, uint64_t off, uint64_t n, const uint64_t *classes,
+		const void *others, uint64_t n_others, const uint32_t *block_others) {
+	return t->witness_decode((cuzk_fr_buf_t *)dst, off, n, classes, others, n_others, block_others);
 }
 */
 import "C"
@@ -292,4 +323,30 @@ func (b *backend) debugField(dev, field, op int, a, bb, out unsafe.Pointer, n ui
 		return errNoTestKernels
 	}
 	return b.check(dev, C.t_debug_field(b.t, C.int32_t(dev), C.int32_t(field), C.int32_t(op), a, bb, out, C.uint64_t(n)))
+}
+
+// Resident matrices and compact witnesses.
+
+func (b *backend) matrixUpload(dev int, m *matrixArrays) (uintptr, error) {
+	var h C.uintptr_t
+	err := b.check(dev, C.t_matrix_upload(b.t, C.int32_t(dev), C.uint64_t(m.rows), C.uint64_t(m.cols), C.uint32_t(m.colBits),
+		(*C.uint8_t)(m.rowLen), (*C.uint32_t)(m.blockPtr), C.uint64_t(m.nLong), (*C.uint32_t)(m.longRows),
+		(*C.uint32_t)(m.longLens), C.uint64_t(m.nWords), (*C.uint32_t)(m.words), m.coeffs, C.uint64_t(m.nCoeffs), &h))
+	if err != nil {
+		return 0, err
+	}
+	return uintptr(h), nil
+}
+
+func (b *backend) matrixFree(dev int, h uintptr) error {
+	return b.check(dev, C.t_matrix_free(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) matrixMulVec(dev int, h, w, out uintptr, off uint64) error {
+	return b.check(dev, C.t_matrix_mulvec(b.t, C.uintptr_t(h), C.uintptr_t(w), C.uintptr_t(out), C.uint64_t(off)))
+}
+
+func (b *backend) witnessDecode(dev int, dst uintptr, off, n uint64, classes *uint64, others unsafe.Pointer, nOthers uint64, blockOthers *uint32) error {
+	return b.check(dev, C.t_witness_decode(b.t, C.uintptr_t(dst), C.uint64_t(off), C.uint64_t(n), (*C.uint64_t)(unsafe.Pointer(classes)),
+		others, C.uint64_t(nOthers), (*C.uint32_t)(unsafe.Pointer(blockOthers))))
 }

@@ -50,3 +50,14 @@ func (b *backend) msmDevice(int, uintptr, uintptr, uint64, uint64, unsafe.Pointe
 func (b *backend) debugField(int, int, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uint64) error {
 	return ErrNotLoaded
 }
+
+// Resident matrices and compact witnesses.
+
+func (b *backend) matrixUpload(int, *matrixArrays) (uintptr, error) { return 0, ErrNotLoaded }
+func (b *backend) matrixFree(int, uintptr) error                   { return ErrNotLoaded }
+func (b *backend) matrixMulVec(int, uintptr, uintptr, uintptr, uint64) error {
+	return ErrNotLoaded
+}
+func (b *backend) witnessDecode(int, uintptr, uint64, uint64, *uint64, unsafe.Pointer, uint64, *uint32) error {
+	return ErrNotLoaded
+}

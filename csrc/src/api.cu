@@ -235,4 +235,30 @@ cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void
 }
 #endif
 
+
+// ---- Resident constraint matrices and compact witnesses ----
+cuzk_error_t cuzk_matrix_upload(int32_t dev, const cuzk_matrix_desc_t* desc, const void* coeffs, uint64_t n_coeffs,
+                                cuzk_matrix_t** out) {
+  return guard("upload matrix", [&] {
+    require(out != nullptr, "out is NULL");
+    require(desc != nullptr, "desc is NULL");
+    *out = matrix_upload(dev, *desc, coeffs, n_coeffs);
+  });
+}
+
+cuzk_error_t cuzk_matrix_free(cuzk_matrix_t* m) {
+  return guard("free matrix", [&] { matrix_free(m); });
+}
+
+cuzk_error_t cuzk_matrix_mulvec(const cuzk_matrix_t* m, const cuzk_fr_buf_t* w, cuzk_fr_buf_t* out,
+                                uint64_t out_off) {
+  return guard("matrix times vector", [&] { matrix_mulvec(m, w, out, out_off); });
+}
+
+cuzk_error_t cuzk_witness_decode(cuzk_fr_buf_t* dst, uint64_t off, uint64_t n, const uint64_t* classes,
+                                 const void* others, uint64_t n_others, const uint32_t* block_others) {
+  return guard("decode witness", [&] { witness_decode(dst, off, n, classes, others, n_others, block_others); });
+}
+// ---- end of matrices and compact witnesses ----
+
 }  // extern "C"

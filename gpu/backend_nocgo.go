@@ -54,7 +54,7 @@ func (b *backend) debugField(int, int, int, unsafe.Pointer, unsafe.Pointer, unsa
 // Resident matrices and compact witnesses.
 
 func (b *backend) matrixUpload(int, *matrixArrays) (uintptr, error) { return 0, ErrNotLoaded }
-func (b *backend) matrixFree(int, uintptr) error                   { return ErrNotLoaded }
+func (b *backend) matrixFree(int, uintptr) error                    { return ErrNotLoaded }
 func (b *backend) matrixMulVec(int, uintptr, uintptr, uintptr, uint64) error {
 	return ErrNotLoaded
 }

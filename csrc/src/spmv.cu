@@ -393,7 +393,7 @@ cuzk_matrix* matrix_upload(int dev, const cuzk_matrix_desc_t& d, const void* coe
         static const char* why[] = {
             "",
             "is marked long (255) but not in the long-row list",
-            "ends its block: the block's row lengths disagree with the next block's offset",
+            "is in a block whose row lengths disagree with the next block's offset",
             "has a column beyond w",
             "has a coefficient code beyond the coefficient table",
             "has an escape without a valid coefficient index after it",

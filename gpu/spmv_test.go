@@ -385,8 +385,7 @@ func BenchmarkWitnessDecodeGPU(b *testing.B) {
 	d := testDevice(b)
 	ctx := context.Background()
 	for _, name := range benchPoRepSizes() {
-		shape, asg := benchPoRep(b, name)
-		_ = shape
+		_, asg := benchPoRep(b, name)
 		cw, err := synth.EncodeWitness(asg.W)
 		require.NoError(b, err)
 		wb, err := d.AllocScalars(len(asg.W))

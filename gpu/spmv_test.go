@@ -332,49 +332,53 @@ func benchPoRepSizes() []string {
 // compared with the CPU's.
 func BenchmarkMatVecGPU(b *testing.B) {
 	d := testDevice(b)
-	ctx := context.Background()
 	for _, name := range benchPoRepSizes() {
-		b.Run(name, func(b *testing.B) {
-			shape, asg := benchPoRep(b, name)
-			wb, err := d.AllocScalars(len(asg.W))
-			require.NoError(b, err)
-			defer wb.Close()
-			require.NoError(b, wb.Upload(ctx, 0, asg.W))
-			var outs [3]*Scalars
-			var mats [3]*Matrix
-			traffic := 0
-			for i, m := range []*synth.Matrix{&shape.A, &shape.B, &shape.C} {
-				start := time.Now()
-				mats[i], err = d.UploadMatrix(ctx, m.Encoding(), shape.Coeffs, len(asg.W))
-				require.NoError(b, err)
-				defer mats[i].Close()
-				b.Logf("%s: upload of %c: %d bytes in %v", name, "ABC"[i], m.Bytes(), time.Since(start))
-				outs[i], err = d.AllocScalars(shape.NumConstraints)
-				require.NoError(b, err)
-				defer outs[i].Close()
-				traffic += m.Bytes() + 32*m.NumTerms() + 32*m.NumRows()
-			}
-			got := make([]fr.Element, shape.NumConstraints)
+		benchMatVec(b, d, name)
+	}
+}
+
+// benchMatVec sets up BenchmarkMatVecGPU's size name and runs it.
+func benchMatVec(b *testing.B, d *Device, name string) {
+	ctx := context.Background()
+	shape, asg := benchPoRep(b, name)
+	wb, err := d.AllocScalars(len(asg.W))
+	require.NoError(b, err)
+	defer wb.Close()
+	require.NoError(b, wb.Upload(ctx, 0, asg.W))
+	var outs [3]*Scalars
+	var mats [3]*Matrix
+	traffic := 0
+	for i, m := range []*synth.Matrix{&shape.A, &shape.B, &shape.C} {
+		start := time.Now()
+		mats[i], err = d.UploadMatrix(ctx, m.Encoding(), shape.Coeffs, len(asg.W))
+		require.NoError(b, err)
+		defer mats[i].Close()
+		b.Logf("%s: upload of %c: %d bytes in %v", name, "ABC"[i], m.Bytes(), time.Since(start))
+		outs[i], err = d.AllocScalars(shape.NumConstraints)
+		require.NoError(b, err)
+		defer outs[i].Close()
+		traffic += m.Bytes() + 32*m.NumTerms() + 32*m.NumRows()
+	}
+	got := make([]fr.Element, shape.NumConstraints)
+	for i := range mats {
+		require.NoError(b, mats[i].MulVec(ctx, wb, outs[i], 0))
+		require.NoError(b, outs[i].Download(ctx, 0, got))
+		require.Equal(b, [][]fr.Element{asg.A, asg.B, asg.C}[i][:shape.NumConstraints], got, "%s: matrix %c", name, "ABC"[i])
+	}
+	benchScalarsSink = got
+	b.Run(name, func(b *testing.B) {
+		for range b.N {
 			for i := range mats {
-				require.NoError(b, mats[i].MulVec(ctx, wb, outs[i], 0))
-				require.NoError(b, outs[i].Download(ctx, 0, got))
-				require.Equal(b, [][]fr.Element{asg.A, asg.B, asg.C}[i][:shape.NumConstraints], got, "matrix %c", "ABC"[i])
-			}
-			benchScalarsSink = got
-			b.ResetTimer()
-			for range b.N {
-				for i := range mats {
-					if err := mats[i].MulVec(ctx, wb, outs[i], 0); err != nil {
-						b.Fatal(err)
-					}
+				if err := mats[i].MulVec(ctx, wb, outs[i], 0); err != nil {
+					b.Fatal(err)
 				}
 			}
-			sec := b.Elapsed().Seconds() / float64(b.N)
-			b.ReportMetric(sec*1e3, "ms")
-			b.ReportMetric(float64(traffic)/sec/1e9, "GB/s")
-			b.ReportMetric(float64(shape.NumConstraints), "rows")
-		})
-	}
+		}
+		sec := b.Elapsed().Seconds() / float64(b.N)
+		b.ReportMetric(sec*1e3, "ms")
+		b.ReportMetric(float64(traffic)/sec/1e9, "GB/s")
+		b.ReportMetric(float64(shape.NumConstraints), "rows")
+	})
 }
 
 // BenchmarkWitnessDecodeGPU times shipping the PoRep-shaped circuit's w to the device: compact

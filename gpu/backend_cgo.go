@@ -37,6 +37,7 @@ typedef struct {
 	cuzk_error_t (*matrix_free)(cuzk_matrix_t *);
 	cuzk_error_t (*matrix_mulvec)(const cuzk_matrix_t *, const cuzk_fr_buf_t *, cuzk_fr_buf_t *, uint64_t);
 	cuzk_error_t (*witness_decode)(cuzk_fr_buf_t *, uint64_t, uint64_t, const uint64_t *, const void *, uint64_t, const uint32_t *);
+	cuzk_error_t (*fr_copy)(cuzk_fr_buf_t *, uint64_t, const cuzk_fr_buf_t *, uint64_t, uint64_t);
 } cuzk_table;
 
 // cuzk_open loads path and resolves every symbol; on failure it returns NULL
@@ -83,6 +84,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(matrix_free, "cuzk_matrix_free");
 	SYM(matrix_mulvec, "cuzk_matrix_mulvec");
 	SYM(witness_decode, "cuzk_witness_decode");
+	SYM(fr_copy, "cuzk_fr_copy");
 #undef SYM
 	// Optional: only a test build of the library (make TEST_KERNELS=1) has the field-op checker.
 	*(void **)(&t->debug_field) = dlsym(h, "cuzk_debug_field");
@@ -160,6 +162,9 @@ static cuzk_error_t t_matrix_mulvec(cuzk_table *t, uintptr_t m, uintptr_t w, uin
 static cuzk_error_t t_witness_decode(cuzk_table *t, uintptr_t dst, uint64_t off, uint64_t n, const uint64_t *classes,
 		const void *others, uint64_t n_others, const uint32_t *block_others) {
 	return t->witness_decode((cuzk_fr_buf_t *)dst, off, n, classes, others, n_others, block_others);
+}
+static cuzk_error_t t_fr_copy(cuzk_table *t, uintptr_t dst, uint64_t doff, uintptr_t src, uint64_t soff, uint64_t n) {
+	return t->fr_copy((cuzk_fr_buf_t *)dst, doff, (const cuzk_fr_buf_t *)src, soff, n);
 }
 */
 import "C"
@@ -349,4 +354,8 @@ func (b *backend) matrixMulVec(dev int, h, w, out uintptr, off uint64) error {
 func (b *backend) witnessDecode(dev int, dst uintptr, off, n uint64, classes *uint64, others unsafe.Pointer, nOthers uint64, blockOthers *uint32) error {
 	return b.check(dev, C.t_witness_decode(b.t, C.uintptr_t(dst), C.uint64_t(off), C.uint64_t(n), (*C.uint64_t)(unsafe.Pointer(classes)),
 		others, C.uint64_t(nOthers), (*C.uint32_t)(unsafe.Pointer(blockOthers))))
+}
+
+func (b *backend) frCopy(dev int, dst uintptr, dstOff uint64, src uintptr, srcOff, n uint64) error {
+	return b.check(dev, C.t_fr_copy(b.t, C.uintptr_t(dst), C.uint64_t(dstOff), C.uintptr_t(src), C.uint64_t(srcOff), C.uint64_t(n)))
 }

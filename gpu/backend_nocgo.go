@@ -61,3 +61,4 @@ func (b *backend) matrixMulVec(int, uintptr, uintptr, uintptr, uint64) error {
 func (b *backend) witnessDecode(int, uintptr, uint64, uint64, *uint64, unsafe.Pointer, uint64, *uint32) error {
 	return ErrNotLoaded
 }
+func (b *backend) frCopy(int, uintptr, uint64, uintptr, uint64, uint64) error { return ErrNotLoaded }

@@ -185,3 +185,39 @@ func (s *Scalars) UploadWitness(ctx context.Context, off int, cw *synth.CompactW
 	}
 	return nil
 }
+
+// CopyFrom copies src[srcOff : srcOff+n] to s[off : off+n] on the device (both on one device; when
+// src is s, the ranges may not overlap): for example the evaluations' input rows, a[rows+i] = w[i].
+func (s *Scalars) CopyFrom(ctx context.Context, off int, src *Scalars, srcOff, n int) error {
+	if err := s.checkRange("copy to", off, n); err != nil {
+		return err
+	}
+	if err := src.checkRange("copy from", srcOff, n); err != nil {
+		return err
+	}
+	if s.dev != src.dev {
+		return fmt.Errorf("gpu: copy scalars: from device %d to device %d", src.dev.index, s.dev.index)
+	}
+	if s == src && off < srcOff+n && srcOff < off+n {
+		return fmt.Errorf("gpu: copy scalars: [%d, %d) and [%d, %d) overlap", srcOff, srcOff+n, off, off+n)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if src != s {
+		src.mu.RLock()
+		defer src.mu.RUnlock()
+	}
+	if s.h == 0 || src.h == 0 {
+		return ErrClosed
+	}
+	if err := s.dev.lib.b.frCopy(s.dev.index, s.h, uint64(off), src.h, uint64(srcOff), uint64(n)); err != nil {
+		return fmt.Errorf("gpu: copy %d scalars: %w", n, err)
+	}
+	return nil
+}

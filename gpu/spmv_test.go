@@ -420,3 +420,32 @@ func BenchmarkWitnessDecodeGPU(b *testing.B) {
 		require.NoError(b, wb.Close())
 	}
 }
+
+// TestScalarsCopyFrom copies between buffers and within one, and refuses overlapping ranges.
+func TestScalarsCopyFrom(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	rng := newRand(t)
+	src := randomWitness(rng, 1000)
+	dst := randomWitness(rng, 700)
+	a, err := d.AllocScalars(len(src))
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := d.AllocScalars(len(dst))
+	require.NoError(t, err)
+	defer b.Close()
+	require.NoError(t, a.Upload(ctx, 0, src))
+	require.NoError(t, b.Upload(ctx, 0, dst))
+	require.NoError(t, b.CopyFrom(ctx, 100, a, 300, 500))
+	copy(dst[100:600], src[300:800])
+	require.NoError(t, a.CopyFrom(ctx, 0, a, 500, 400))
+	copy(src[:400], src[500:900])
+	got := make([]fr.Element, len(dst))
+	require.NoError(t, b.Download(ctx, 0, got))
+	require.Equal(t, dst, got)
+	got = make([]fr.Element, len(src))
+	require.NoError(t, a.Download(ctx, 0, got))
+	require.Equal(t, src, got)
+	require.ErrorContains(t, a.CopyFrom(ctx, 0, a, 100, 200), "overlap")
+	require.Error(t, b.CopyFrom(ctx, 600, a, 0, 101))
+}

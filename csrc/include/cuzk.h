@@ -184,6 +184,10 @@ CUZK_API cuzk_error_t cuzk_matrix_mulvec(const cuzk_matrix_t *m, const cuzk_fr_b
 #define CUZK_WITNESS_BLOCK 512
 CUZK_API cuzk_error_t cuzk_witness_decode(cuzk_fr_buf_t *dst, uint64_t off, uint64_t n, const uint64_t *classes,
                                           const void *others, uint64_t n_others, const uint32_t *block_others);
+/* dst[dst_off : dst_off+n] = src[src_off : src_off+n] on one device; the two ranges may not
+ * overlap. (The evaluations' input rows: a[rows + i] = w[i].) */
+CUZK_API cuzk_error_t cuzk_fr_copy(cuzk_fr_buf_t *dst, uint64_t dst_off, const cuzk_fr_buf_t *src, uint64_t src_off,
+                                   uint64_t n);
 /* ---- end of matrices and compact witnesses ---- */
 
 #ifdef __cplusplus

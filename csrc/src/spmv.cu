@@ -106,7 +106,7 @@ __device__ uint32_t long_length(const matrix_view_t& m, uint32_t r, bool& listed
   uint32_t lo = 0, hi = m.n_long;  // the first entry ≥ r
   while (lo < hi) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (m.long_rows[mid] < r)
+    if (__ldg(m.long_rows + mid) < r)
       lo = mid + 1;
     else
       hi = mid;
@@ -124,7 +124,7 @@ __device__ __forceinline__ void row_span(const matrix_view_t& m, uint64_t block,
   len = 0;
   unlisted = false;
   if (r < m.rows) {
-    len = m.row_len[r];
+    len = __ldg(m.row_len + r);
     if (len == CUZK_LONG_ROW) {
       bool listed;
       len = long_length(m, (uint32_t)r, listed);
@@ -137,7 +137,7 @@ __device__ __forceinline__ void row_span(const matrix_view_t& m, uint64_t block,
     const uint64_t t = __shfl_up_sync(FULL_WARP, inc, d);
     if (lane >= d) inc += t;
   }
-  start = m.block_ptr[block] + inc - len;
+  start = __ldg(m.block_ptr + block) + inc - len;
 }
 
 // row_dot returns Σ coeff·w[col] over the terms in words [k, end) of a checked matrix. Terms of
@@ -150,7 +150,7 @@ __device__ fr_t row_dot(const matrix_view_t& m, const fr_t* __restrict__ w, uint
     uint32_t x = 0;
     bool other = false;
     for (; k < end; k++) {
-      x = m.words[k];
+      x = __ldg(m.words + k);
       const uint32_t code = x >> cb;
       if (code > 1) {
         other = true;
@@ -161,7 +161,7 @@ __device__ fr_t row_dot(const matrix_view_t& m, const fr_t* __restrict__ w, uint
     }
     if (!other) return acc;
     uint32_t code = x >> cb;
-    if (code == esc) code = m.words[++k];
+    if (code == esc) code = __ldg(m.words + ++k);
     acc = acc + load_fr(w + (x & mask)) * load_fr(m.coeffs + code);
     k++;
   }
@@ -193,8 +193,8 @@ __global__ void __launch_bounds__(SPMV_THREADS) spmv_heavy(matrix_view_t m, cons
   const uint64_t first = h.y, end = (uint64_t)h.y + h.z;
   fr_t acc = fr_t::zero();
   for (uint64_t k = first + lane; k < end; k += 32) {
-    if (k > first && (m.words[k - 1] >> cb) == esc) continue;  // word k is an escaped coefficient index
-    const uint32_t x = m.words[k];
+    if (k > first && (__ldg(m.words + k - 1) >> cb) == esc) continue;  // word k is an escaped coefficient index
+    const uint32_t x = __ldg(m.words + k);
     uint32_t code = x >> cb;
     const fr_t v = load_fr(w + (x & mask));
     if (code == 0) {
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(SPMV_THREADS) spmv_heavy(matrix_view_t m, cons
     } else if (code == 1) {
       acc = acc - v;
     } else {
-      if (code == esc) code = m.words[k + 1];
+      if (code == esc) code = __ldg(m.words + k + 1);
       acc = acc + v * load_fr(m.coeffs + code);
     }
   }

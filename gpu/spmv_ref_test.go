@@ -251,7 +251,8 @@ func randomWitness(rng *rand.Rand, n int) []fr.Element {
 	return w
 }
 
-// randomCircuit is a synth.Circuit of random constraints over nVars variables whose coefficients
+// randomCircuit is a synth.Circuit of random constraints over nVars variables (3 of them public
+// inputs, and the One) whose coefficients
 // come from a pool of poolSize values (1, −1, 2, then random), with a long row (a packing of 300
 // variables) every longEvery constraints.
 type randomCircuit struct {
@@ -268,8 +269,11 @@ func (c *randomCircuit) Synthesize(cs *synth.CS) error {
 	for i := 3; i < len(pool); i++ {
 		pool[i].SetUint64(rng.Uint64())
 	}
-	vars := []synth.Variable{cs.AllocInput(randomWitness(rng, 1)[0])}
-	vals := randomWitness(rng, c.nVars-1)
+	var vars []synth.Variable
+	for _, v := range randomWitness(rng, 3) {
+		vars = append(vars, cs.AllocInput(v))
+	}
+	vals := randomWitness(rng, c.nVars-3)
 	for _, v := range vals {
 		vars = append(vars, cs.Alloc(v))
 	}

@@ -449,3 +449,48 @@ func TestScalarsCopyFrom(t *testing.T) {
 	require.ErrorContains(t, a.CopyFrom(ctx, 0, a, 100, 200), "overlap")
 	require.Error(t, b.CopyFrom(ctx, 600, a, 0, 101))
 }
+
+// TestShapeEvaluate compares Shape.Evaluate, with w shipped compactly, against synth.Synthesize's
+// A, B, C zero-padded to the domain, on a random circuit of four inputs and on PoRep tiny.
+func TestShapeEvaluate(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	rng := newRand(t)
+	cfg := porep.Small
+	cfg.Challenges = 1
+	sector, err := porep.NewSector(cfg, [32]byte{4})
+	require.NoError(t, err)
+	for _, c := range []synth.Circuit{
+		&randomCircuit{seed: rng.Uint64(), nVars: 5000, constraints: 7000, poolSize: 100, longEvery: 500},
+		sector.Circuit(0),
+	} {
+		shape, asg := compiledCircuit(t, c)
+		n := shape.DomainSize()
+		ds, err := d.UploadShape(ctx, shape)
+		require.NoError(t, err)
+		require.Equal(t, shape.NumRows(), ds.NumRows())
+		cw, err := synth.EncodeWitness(asg.W)
+		require.NoError(t, err)
+		bufs := make([]*Scalars, 4)
+		for i := range bufs {
+			bufs[i], err = d.AllocScalars(n + 7)
+			require.NoError(t, err)
+			require.NoError(t, bufs[i].Upload(ctx, 0, randScalars(uint64(i), n+7)))
+		}
+		require.NoError(t, bufs[0].UploadWitness(ctx, 0, cw))
+		require.NoError(t, ds.Evaluate(ctx, bufs[0], bufs[1], bufs[2], bufs[3], n))
+		for i, want := range [][]fr.Element{asg.A, asg.B, asg.C} {
+			padded := make([]fr.Element, n)
+			copy(padded, want)
+			got := make([]fr.Element, n)
+			require.NoError(t, bufs[i+1].Download(ctx, 0, got))
+			require.Equal(t, padded, got, "%c of %d inputs, %d rows", "ABC"[i], shape.NumInputs, shape.NumRows())
+		}
+		require.Error(t, ds.Evaluate(ctx, bufs[0], bufs[1], bufs[2], bufs[3], shape.NumRows()-1))
+		for _, b := range bufs {
+			require.NoError(t, b.Close())
+		}
+		require.NoError(t, ds.Close())
+		require.ErrorIs(t, ds.Evaluate(ctx, bufs[0], bufs[1], bufs[2], bufs[3], n), ErrClosed)
+	}
+}

@@ -141,30 +141,27 @@ __device__ __forceinline__ void row_span(const matrix_view_t& m, uint64_t block,
 }
 
 // row_dot returns Σ coeff·w[col] over the terms in words [k, end) of a checked matrix. Terms of
-// coefficient ±1 are summed in the inner loop; the loop stops at a lane's next other term, so
+// coefficient ±1 are summed in the inner loop, which loads each word one term ahead so that the
+// load overlaps the previous term's read of w; the loop stops at a lane's next other term, so
 // that the lanes of a warp do their products together.
 __device__ fr_t row_dot(const matrix_view_t& m, const fr_t* __restrict__ w, uint64_t k, uint64_t end) {
   const uint32_t cb = m.col_bits, mask = (1u << cb) - 1, esc = 0xffffffffu >> cb;
   fr_t acc = fr_t::zero();
-  for (;;) {
-    uint32_t x = 0;
-    bool other = false;
-    for (; k < end; k++) {
-      x = __ldg(m.words + k);
-      const uint32_t code = x >> cb;
-      if (code > 1) {
-        other = true;
-        break;
-      }
+  while (k < end) {
+    uint32_t x = __ldg(m.words + k);
+    while ((x >> cb) <= 1) {
+      const uint32_t next = k + 1 < end ? __ldg(m.words + k + 1) : 0;
       const fr_t v = load_fr(w + (x & mask));
-      acc = code ? acc - v : acc + v;
+      acc = (x >> cb) ? acc - v : acc + v;
+      if (++k == end) return acc;
+      x = next;
     }
-    if (!other) return acc;
     uint32_t code = x >> cb;
     if (code == esc) code = __ldg(m.words + ++k);
     acc = acc + load_fr(w + (x & mask)) * load_fr(m.coeffs + code);
     k++;
   }
+  return acc;
 }
 
 // spmv_light writes out[r] = ⟨row r, w⟩ for the rows shorter than heavy_min words.

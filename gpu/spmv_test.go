@@ -124,24 +124,6 @@ func TestMatrixUploadRefusesBadEncodings(t *testing.T) {
 	fresh := func() (synth.MatrixEncoding, []fr.Element) { return randomEncoding(newRandSeed(7), sp) }
 	enc0, _ := fresh()
 	require.NotEmpty(t, enc0.LongRows)
-	// firstTerm returns the first row from row 40 on that has terms and is not long, and its first word.
-	firstTerm := func(enc synth.MatrixEncoding) (int, int) {
-		k := int(enc.BlockPtr[1])
-		long := 0
-		for r := 32; ; r++ {
-			n := int(enc.RowLen[r])
-			if enc.RowLen[r] == synth.LongRow {
-				for enc.LongRows[long] < uint32(r) {
-					long++
-				}
-				n = int(enc.LongLens[long])
-			}
-			if r >= 40 && n > 0 && n < synth.LongRow {
-				return r, k
-			}
-			k += n
-		}
-	}
 	// unlisted is the first row of a block from block 2 on that is not long.
 	unlisted := 64
 	for enc0.RowLen[unlisted] == synth.LongRow {
@@ -153,19 +135,19 @@ func TestMatrixUploadRefusesBadEncodings(t *testing.T) {
 		spoil     func(enc *synth.MatrixEncoding, coeffs []fr.Element)
 	}{
 		{"column", "has a column beyond w", func(enc *synth.MatrixEncoding, _ []fr.Element) {
-			_, k := firstTerm(*enc)
+			_, k := firstTermRow(*enc)
 			enc.Words[k] = enc.Words[k]&^colMask | 1000
 		}},
 		{"code", "coefficient code beyond", func(enc *synth.MatrixEncoding, _ []fr.Element) {
-			_, k := firstTerm(*enc)
+			_, k := firstTermRow(*enc)
 			enc.Words[k] = 25<<27 | enc.Words[k]&colMask
 		}},
 		{"escape", "escape without a valid coefficient index", func(enc *synth.MatrixEncoding, _ []fr.Element) {
-			_, k := firstTerm(*enc)
+			_, k := firstTermRow(*enc)
 			enc.Words[k] = 31<<27 | enc.Words[k]&colMask
 		}},
 		{"block", "row lengths disagree with the next block", func(enc *synth.MatrixEncoding, _ []fr.Element) {
-			r, _ := firstTerm(*enc)
+			r, _ := firstTermRow(*enc)
 			enc.RowLen[r]--
 		}},
 		{"unlisted", fmt.Sprintf("row %d is marked long (255) but not in the long-row list", unlisted), func(enc *synth.MatrixEncoding, _ []fr.Element) {

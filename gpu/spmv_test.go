@@ -453,11 +453,15 @@ func TestShapeEvaluate(t *testing.T) {
 		require.Equal(t, shape.NumRows(), ds.NumRows())
 		cw, err := synth.EncodeWitness(asg.W)
 		require.NoError(t, err)
-		bufs := make([]*Scalars, 4)
+		bufs := make([]*Scalars, 4) // w, a, b, c
 		for i := range bufs {
-			bufs[i], err = d.AllocScalars(n + 7)
+			size := n + 7
+			if i == 0 {
+				size = len(asg.W)
+			}
+			bufs[i], err = d.AllocScalars(size)
 			require.NoError(t, err)
-			require.NoError(t, bufs[i].Upload(ctx, 0, randScalars(uint64(i), n+7)))
+			require.NoError(t, bufs[i].Upload(ctx, 0, randScalars(uint64(i), size)))
 		}
 		require.NoError(t, bufs[0].UploadWitness(ctx, 0, cw))
 		require.NoError(t, ds.Evaluate(ctx, bufs[0], bufs[1], bufs[2], bufs[3], n))

@@ -21,7 +21,7 @@ import (
 // The tests here run the source of the SpMV and witness kernels (csrc/src/spmv.cuh,
 // witness.cuh) on the host through csrc/emu (one thread per CUDA thread, warps in lockstep), so
 // that the kernels' indexing, warp scans, escapes, long rows and checks are tested without a
-// GPU. They need a C++20 compiler (g++) and skip without one.
+// GPU. They need a C++17 compiler (g++) and skip without one.
 
 var (
 	emuOnce sync.Once
@@ -42,7 +42,7 @@ func kernelsEmu(t *testing.T) string {
 			return
 		}
 		emuPath = filepath.Join(dir, "kernels_emu")
-		out, err := exec.Command("g++", "-std=c++20", "-O1", "-pthread", "-o", emuPath, "../csrc/emu/main.cpp").CombinedOutput()
+		out, err := exec.Command("g++", "-std=c++17", "-O1", "-pthread", "-o", emuPath, "../csrc/emu/main.cpp").CombinedOutput()
 		if err != nil {
 			emuErr = fmt.Errorf("build csrc/emu: %v\n%s", err, out)
 		}

@@ -5,7 +5,7 @@
 // __syncthreads. Field arithmetic takes field.cuh's host path. Only for tests (gpu/emu_test.go).
 #pragma once
 #include <atomic>
-#include <barrier>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -32,9 +32,29 @@ inline std::mutex g_atomic;
 inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
   std::lock_guard<std::mutex> g(g_atomic); auto o = *p; if (v < o) *p = v; return o;
 }
-struct warp_t { std::barrier<> bar{32}; uint64_t slot[32]; };
+// barrier_t blocks the threads that call arrive_and_wait until n of them have (C++17 has no
+// barrier of its own).
+struct barrier_t {
+  explicit barrier_t(unsigned count) : n(count) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lk(mu);
+    const unsigned gen = generation;
+    if (++arrived == n) {
+      arrived = 0;
+      generation++;
+      cv.notify_all();
+      return;
+    }
+    cv.wait(lk, [&] { return generation != gen; });
+  }
+  const unsigned n;
+  unsigned arrived = 0, generation = 0;
+  std::mutex mu;
+  std::condition_variable cv;
+};
+struct warp_t { barrier_t bar{32}; uint64_t slot[32]; };
 inline std::vector<std::unique_ptr<warp_t>> g_warps;
-inline std::unique_ptr<std::barrier<>> g_block_bar;
+inline std::unique_ptr<barrier_t> g_block_bar;
 inline warp_t& mywarp() { return *g_warps[threadIdx.x / 32]; }
 inline void __syncthreads() { g_block_bar->arrive_and_wait(); }
 template <class T> inline uint64_t to64(T v) { uint64_t r = 0; memcpy(&r, &v, sizeof v); return r; }
@@ -59,7 +79,7 @@ template <class F> void launch(unsigned grid, unsigned block, F fn) {
   for (unsigned b = 0; b < grid; b++) {
     g_warps.clear();
     for (unsigned i = 0; i < (block + 31) / 32; i++) g_warps.push_back(std::make_unique<warp_t>());
-    g_block_bar = std::make_unique<std::barrier<>>(block);
+    g_block_bar = std::make_unique<barrier_t>(block);
     std::vector<std::thread> ts;
     for (unsigned t = 0; t < block; t++) ts.emplace_back([=] { threadIdx.x = t; blockIdx.x = b; fn(); });
     for (auto& t : ts) t.join();

@@ -1,5 +1,5 @@
 // kernels_emu runs the kernels of src/spmv.cuh and src/witness.cuh on the host (cuda_emu.h), for
-// gpu/emu_test.go. Build: g++ -std=c++20 -O1 -pthread -o kernels_emu main.cpp
+// gpu/emu_test.go. Build: g++ -std=c++17 -O1 -pthread -o kernels_emu main.cpp
 //
 //   kernels_emu spmv IN OUT      IN: rows, cols, col_bits, n_long, n_words, n_coeffs, n_w (uint64),
 //                                row_len, block_ptr, long_rows, long_lens, words, coeffs, w

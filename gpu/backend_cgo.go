@@ -32,6 +32,12 @@ typedef struct {
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	// debug_field is NULL when the library was built without test kernels.
 	cuzk_error_t (*debug_field)(int32_t, int32_t, int32_t, const void *, const void *, void *, uint64_t);
+	// Resident matrices and compact witnesses.
+	cuzk_error_t (*matrix_upload)(int32_t, const cuzk_matrix_desc_t *, const void *, uint64_t, cuzk_matrix_t **);
+	cuzk_error_t (*matrix_free)(cuzk_matrix_t *);
+	cuzk_error_t (*matrix_mulvec)(const cuzk_matrix_t *, const cuzk_fr_buf_t *, cuzk_fr_buf_t *, uint64_t);
+	cuzk_error_t (*witness_decode)(cuzk_fr_buf_t *, uint64_t, uint64_t, const uint64_t *, const void *, uint64_t, const uint32_t *);
+	cuzk_error_t (*fr_copy)(cuzk_fr_buf_t *, uint64_t, const cuzk_fr_buf_t *, uint64_t, uint64_t);
 	// Fixed-base scalar multiplication.
 	cuzk_error_t (*fixedbase_new)(int32_t, int32_t, const void *, cuzk_fixedbase_t **);
 	cuzk_error_t (*fixedbase_free)(cuzk_fixedbase_t *);
@@ -73,6 +79,12 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(fr_compact, "cuzk_fr_compact");
 	SYM(ntt_device, "cuzk_ntt_device");
 	SYM(ntt_host, "cuzk_ntt_host");
+	// Resident matrices and compact witnesses.
+	SYM(matrix_upload, "cuzk_matrix_upload");
+	SYM(matrix_free, "cuzk_matrix_free");
+	SYM(matrix_mulvec, "cuzk_matrix_mulvec");
+	SYM(witness_decode, "cuzk_witness_decode");
+	SYM(fr_copy, "cuzk_fr_copy");
 	SYM(bases_upload, "cuzk_bases_upload");
 	SYM(bases_free, "cuzk_bases_free");
 	SYM(msm_host, "cuzk_msm_host");
@@ -149,6 +161,30 @@ static cuzk_error_t t_fixedbase_new(cuzk_table *t, int32_t d, int32_t g, const v
 static cuzk_error_t t_fixedbase_free(cuzk_table *t, uintptr_t fb) { return t->fixedbase_free((cuzk_fixedbase_t *)fb); }
 static cuzk_error_t t_fixedbase_mul(cuzk_table *t, uintptr_t fb, const void *s, uint64_t n, void *out) {
 	return t->fixedbase_mul((cuzk_fixedbase_t *)fb, s, n, out);
+}
+
+// Resident matrices and compact witnesses. The descriptor is built here, in C
+// memory, so that no Go memory holding Go pointers crosses the boundary.
+static cuzk_error_t t_matrix_upload(cuzk_table *t, int32_t d, uint64_t rows, uint64_t cols, uint32_t col_bits,
+		const uint8_t *row_len, const uint32_t *block_ptr, uint64_t n_long, const uint32_t *long_rows,
+		const uint32_t *long_lens, uint64_t n_words, const uint32_t *words, const void *coeffs, uint64_t n_coeffs,
+		uintptr_t *o) {
+	cuzk_matrix_desc_t desc = {rows, cols, col_bits, row_len, block_ptr, n_long, long_rows, long_lens, n_words, words};
+	cuzk_matrix_t *m = NULL;
+	cuzk_error_t e = t->matrix_upload(d, &desc, coeffs, n_coeffs, &m);
+	*o = (uintptr_t)m;
+	return e;
+}
+static cuzk_error_t t_matrix_free(cuzk_table *t, uintptr_t m) { return t->matrix_free((cuzk_matrix_t *)m); }
+static cuzk_error_t t_matrix_mulvec(cuzk_table *t, uintptr_t m, uintptr_t w, uintptr_t out, uint64_t off) {
+	return t->matrix_mulvec((const cuzk_matrix_t *)m, (const cuzk_fr_buf_t *)w, (cuzk_fr_buf_t *)out, off);
+}
+static cuzk_error_t t_witness_decode(cuzk_table *t, uintptr_t dst, uint64_t off, uint64_t n, const uint64_t *classes,
+		const void *others, uint64_t n_others, const uint32_t *block_others) {
+	return t->witness_decode((cuzk_fr_buf_t *)dst, off, n, classes, others, n_others, block_others);
+}
+static cuzk_error_t t_fr_copy(cuzk_table *t, uintptr_t dst, uint64_t doff, uintptr_t src, uint64_t soff, uint64_t n) {
+	return t->fr_copy((cuzk_fr_buf_t *)dst, doff, (const cuzk_fr_buf_t *)src, soff, n);
 }
 */
 import "C"
@@ -330,4 +366,34 @@ func (b *backend) fixedbaseFree(dev int, h uintptr) error {
 
 func (b *backend) fixedbaseMul(dev int, h uintptr, scalars unsafe.Pointer, n uint64, out unsafe.Pointer) error {
 	return b.check(dev, C.t_fixedbase_mul(b.t, C.uintptr_t(h), scalars, C.uint64_t(n), out))
+}
+
+// Resident matrices and compact witnesses.
+
+func (b *backend) matrixUpload(dev int, m *matrixArrays) (uintptr, error) {
+	var h C.uintptr_t
+	err := b.check(dev, C.t_matrix_upload(b.t, C.int32_t(dev), C.uint64_t(m.rows), C.uint64_t(m.cols), C.uint32_t(m.colBits),
+		(*C.uint8_t)(m.rowLen), (*C.uint32_t)(m.blockPtr), C.uint64_t(m.nLong), (*C.uint32_t)(m.longRows),
+		(*C.uint32_t)(m.longLens), C.uint64_t(m.nWords), (*C.uint32_t)(m.words), m.coeffs, C.uint64_t(m.nCoeffs), &h))
+	if err != nil {
+		return 0, err
+	}
+	return uintptr(h), nil
+}
+
+func (b *backend) matrixFree(dev int, h uintptr) error {
+	return b.check(dev, C.t_matrix_free(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) matrixMulVec(dev int, h, w, out uintptr, off uint64) error {
+	return b.check(dev, C.t_matrix_mulvec(b.t, C.uintptr_t(h), C.uintptr_t(w), C.uintptr_t(out), C.uint64_t(off)))
+}
+
+func (b *backend) witnessDecode(dev int, dst uintptr, off, n uint64, classes *uint64, others unsafe.Pointer, nOthers uint64, blockOthers *uint32) error {
+	return b.check(dev, C.t_witness_decode(b.t, C.uintptr_t(dst), C.uint64_t(off), C.uint64_t(n), (*C.uint64_t)(unsafe.Pointer(classes)),
+		others, C.uint64_t(nOthers), (*C.uint32_t)(unsafe.Pointer(blockOthers))))
+}
+
+func (b *backend) frCopy(dev int, dst uintptr, dstOff uint64, src uintptr, srcOff, n uint64) error {
+	return b.check(dev, C.t_fr_copy(b.t, C.uintptr_t(dst), C.uint64_t(dstOff), C.uintptr_t(src), C.uint64_t(srcOff), C.uint64_t(n)))
 }

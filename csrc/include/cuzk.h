@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 4
+#define CUZK_ABI_VERSION 5
 
 /* Error codes. */
 enum {
@@ -150,6 +150,65 @@ CUZK_API cuzk_error_t cuzk_fixedbase_free(cuzk_fixedbase_t *fb);
  * memory. n = 0 does nothing. A scalar whose limbs are ≥ r fails the call
  * with CUZK_ERR_INVALID naming its index; out is then partly written. */
 CUZK_API cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t *fb, const void *scalars, uint64_t n, void *out);
+
+
+/* ---- Device-resident constraint matrices and compact witnesses ----------
+ *
+ * A matrix is one of a compiled shape's A, B, C in synth.Matrix's compact
+ * row form (docs/shape.md): words[k] = code << col_bits | column, code 0 is
+ * the coefficient 1, code 1 is −1, 2 ≤ code < escape = 2^(32−col_bits) − 1
+ * is coeffs[code], and code = escape takes coeffs[words[k+1]] (the term is
+ * two words). row_len[r] is row r's length in words, or 255 when the row is
+ * listed in long_rows (increasing) with its length in long_lens;
+ * block_ptr[b] is the first word of row 32·b ((rows+31)/32 + 1 entries, the
+ * last = n_words). The arrays are copied during the call. */
+#define CUZK_ROW_BLOCK 32
+#define CUZK_LONG_ROW 255
+
+typedef struct {
+  uint64_t rows;             /* number of rows (< 2^32) */
+  uint64_t cols;             /* length of w the rows index (every column < cols) */
+  uint32_t col_bits;         /* 1 ≤ col_bits ≤ 30 */
+  const uint8_t *row_len;    /* rows entries */
+  const uint32_t *block_ptr; /* (rows+31)/32 + 1 entries */
+  uint64_t n_long;
+  const uint32_t *long_rows; /* n_long entries */
+  const uint32_t *long_lens; /* n_long entries */
+  uint64_t n_words;          /* < 2^32 */
+  const uint32_t *words;     /* n_words entries */
+} cuzk_matrix_desc_t;
+
+typedef struct cuzk_matrix cuzk_matrix_t; /* resident matrix */
+
+/* Upload a matrix and its coefficient table (n_coeffs fr.Element values,
+ * Montgomery form, each < r, 2 ≤ n_coeffs < 2^31) to device dev. The
+ * encoding is checked in full (block offsets, long rows, columns < cols,
+ * codes and escaped indices in the table); a bad one is refused with
+ * CUZK_ERR_INVALID naming the row. */
+CUZK_API cuzk_error_t cuzk_matrix_upload(int32_t dev, const cuzk_matrix_desc_t *desc, const void *coeffs,
+                                         uint64_t n_coeffs, cuzk_matrix_t **out);
+CUZK_API cuzk_error_t cuzk_matrix_free(cuzk_matrix_t *m);
+/* out[out_off + r] = Σ coeff·w[col] over the terms of row r, for every row
+ * r < rows (fully reduced Montgomery form). w holds at least cols elements;
+ * w, out and m are on one device, w and out distinct. */
+CUZK_API cuzk_error_t cuzk_matrix_mulvec(const cuzk_matrix_t *m, const cuzk_fr_buf_t *w, cuzk_fr_buf_t *out,
+                                         uint64_t out_off);
+
+/* Decode a compact witness (synth.CompactWitness) of n < 2^32 elements into
+ * dst[off : off+n]: element i has class (classes[i/32] >> 2(i%32)) & 3,
+ * 0 → 0, 1 → 1 (Montgomery), 2 → the next of others (fr.Element values),
+ * 3 invalid. classes has (n+31)/32 words (bits of elements ≥ n clear);
+ * block_others has (n+511)/512 + 1 entries, the number of others before
+ * each block of 512 elements, then n_others. Inconsistent input is refused
+ * with CUZK_ERR_INVALID naming the element or block; dst is then undefined. */
+#define CUZK_WITNESS_BLOCK 512
+CUZK_API cuzk_error_t cuzk_witness_decode(cuzk_fr_buf_t *dst, uint64_t off, uint64_t n, const uint64_t *classes,
+                                          const void *others, uint64_t n_others, const uint32_t *block_others);
+/* dst[dst_off : dst_off+n] = src[src_off : src_off+n] on one device; the two ranges may not
+ * overlap. (The evaluations' input rows: a[rows + i] = w[i].) */
+CUZK_API cuzk_error_t cuzk_fr_copy(cuzk_fr_buf_t *dst, uint64_t dst_off, const cuzk_fr_buf_t *src, uint64_t src_off,
+                                   uint64_t n);
+/* ---- end of matrices and compact witnesses ---- */
 
 #ifdef __cplusplus
 }

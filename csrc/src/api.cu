@@ -273,4 +273,44 @@ cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t* fb, const void* scalars, uint6
   });
 }
 
+
+// ---- Resident constraint matrices and compact witnesses ----
+cuzk_error_t cuzk_matrix_upload(int32_t dev, const cuzk_matrix_desc_t* desc, const void* coeffs, uint64_t n_coeffs,
+                                cuzk_matrix_t** out) {
+  return guard("upload matrix", [&] {
+    require(out != nullptr, "out is NULL");
+    require(desc != nullptr, "desc is NULL");
+    *out = matrix_upload(dev, *desc, coeffs, n_coeffs);
+  });
+}
+
+cuzk_error_t cuzk_matrix_free(cuzk_matrix_t* m) {
+  return guard("free matrix", [&] { matrix_free(m); });
+}
+
+cuzk_error_t cuzk_matrix_mulvec(const cuzk_matrix_t* m, const cuzk_fr_buf_t* w, cuzk_fr_buf_t* out,
+                                uint64_t out_off) {
+  return guard("matrix times vector", [&] { matrix_mulvec(m, w, out, out_off); });
+}
+
+cuzk_error_t cuzk_witness_decode(cuzk_fr_buf_t* dst, uint64_t off, uint64_t n, const uint64_t* classes,
+                                 const void* others, uint64_t n_others, const uint32_t* block_others) {
+  return guard("decode witness", [&] { witness_decode(dst, off, n, classes, others, n_others, block_others); });
+}
+cuzk_error_t cuzk_fr_copy(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* src, uint64_t src_off,
+                          uint64_t n) {
+  return guard("copy scalars", [&] {
+    check_range(dst, dst_off, n);
+    check_range(src, src_off, n);
+    require(dst->dev == src->dev, "dst and src must be on one device");
+    require(dst != src || dst_off + n <= src_off || src_off + n <= dst_off, "the ranges overlap");
+    if (n == 0) return;
+    set_device(dst->dev);
+    stream_t s;
+    CUZK_CUDA(cudaMemcpyAsync(dst->p + dst_off, src->p + src_off, n * sizeof(fr_t), cudaMemcpyDeviceToDevice, s));
+    s.sync();
+  });
+}
+// ---- end of matrices and compact witnesses ----
+
 }  // extern "C"

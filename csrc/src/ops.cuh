@@ -81,3 +81,19 @@ void* fixedbase_table(int group, const void* base);
 void fixedbase_mul(const cuzk_fixedbase* fb, const void* scalars, uint64_t n, void* out);
 
 }  // namespace cuzk
+
+// ---- Resident constraint matrices and compact witnesses (spmv.cu, witness.cu) ----
+namespace cuzk {
+
+// spmv.cu: the matrix of desc and its coefficient table, checked and copied to device dev
+// (cuzk_matrix_upload); matrix_free releases it.
+cuzk_matrix* matrix_upload(int dev, const cuzk_matrix_desc_t& desc, const void* coeffs, uint64_t n_coeffs);
+void matrix_free(cuzk_matrix* m);
+// spmv.cu: out[out_off + r] = ⟨row r, w⟩ for every row (cuzk_matrix_mulvec), waited for.
+void matrix_mulvec(const cuzk_matrix* m, const cuzk_fr_buf_t* w, cuzk_fr_buf_t* out, uint64_t out_off);
+
+// witness.cu: a compact witness decoded into dst[off : off+n] (cuzk_witness_decode), waited for.
+void witness_decode(cuzk_fr_buf_t* dst, uint64_t off, uint64_t n, const uint64_t* classes, const void* others,
+                    uint64_t n_others, const uint32_t* block_others);
+
+}  // namespace cuzk

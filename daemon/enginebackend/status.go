@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cuzk-go/cuzk/daemon"
+	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/timeline"
 )
 
@@ -134,13 +135,20 @@ func (d *deviceBusy) prune(from time.Duration) {
 // engine started, when shorter) and whether a partition is on it.
 func (u *utilization) snapshot() ([]float64, []bool) {
 	u.mu.Lock()
+	ready, clock := u.ready, u.clock
+	u.mu.Unlock()
+	if !ready {
+		return make([]float64, len(u.devs)), make([]bool, len(u.devs))
+	}
+	return u.snapshotAt(clock.Now())
+}
+
+// snapshotAt is snapshot at offset now from the engine's epoch.
+func (u *utilization) snapshotAt(now time.Duration) ([]float64, []bool) {
+	u.mu.Lock()
 	defer u.mu.Unlock()
 	util := make([]float64, len(u.devs))
 	busy := make([]bool, len(u.devs))
-	if !u.ready {
-		return util, busy
-	}
-	now := u.clock.Now()
 	from := max(now-u.window, 0)
 	span := now - from
 	for i := range u.devs {
@@ -159,4 +167,24 @@ func (u *utilization) snapshot() ([]float64, []bool) {
 		util[i] = min(float64(sum)/float64(span), 1)
 	}
 	return util, busy
+}
+
+// VerifyingKey returns the verifying key of circuit's parameters (a daemon.CircuitID), loading
+// them as a proof would. With WithInsecureDevParams it is the only key the backend's proofs
+// verify against; otherwise the .vk file of the parameter cache is the same key.
+func (b *Backend) VerifyingKey(ctx context.Context, circuit string) (*prover.VerifyingKey, error) {
+	if err := b.supportsCircuit(circuit); err != nil {
+		return nil, err
+	}
+	k, rp, _ := representative(circuit) // checked by supportsCircuit
+	pi, err := proofInfo(k, rp)
+	if err != nil {
+		return nil, err
+	}
+	e, _, err := b.params.acquire(ctx, circuit, pi, k, rp)
+	if err != nil {
+		return nil, err
+	}
+	defer b.params.release(e)
+	return &e.params.VK, nil
 }

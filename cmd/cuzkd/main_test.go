@@ -147,7 +147,9 @@ func TestRunInsecureDevParams(t *testing.T) {
 	defer cancel()
 	var logs syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"--config", cfg, "--insecure-dev-params", "--cpu-only"}, &logs, &logs) }()
+	go func() {
+		done <- run(ctx, []string{"--config", cfg, "--insecure-dev-params", "--cpu-only"}, &logs, &logs)
+	}()
 
 	var out bytes.Buffer
 	deadline := time.Now().Add(60 * time.Second)

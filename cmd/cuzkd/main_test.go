@@ -201,3 +201,25 @@ func TestParamCacheDir(t *testing.T) {
 		t.Errorf("default: %q", got)
 	}
 }
+
+// TestEngineOptions: the engine keys out of the engine's range are errors naming the key.
+func TestEngineOptions(t *testing.T) {
+	c := daemon.DefaultConfig()
+	if opts, err := engineOptions(c, true); err != nil || len(opts) == 0 {
+		t.Fatalf("defaults: %d options, %v", len(opts), err)
+	}
+	c.GPUs.GPUWorkersPerDevice = 1000
+	if _, err := engineOptions(c, true); err == nil || !strings.Contains(err.Error(), "gpus.gpu_workers_per_device") {
+		t.Errorf("workers: %v", err)
+	}
+	c = daemon.DefaultConfig()
+	c.Pipeline.MaxGPUQueueDepth = 1 << 20
+	if _, err := engineOptions(c, false); err == nil || !strings.Contains(err.Error(), "pipeline.max_gpu_queue_depth") {
+		t.Errorf("queue depth: %v", err)
+	}
+	c = daemon.DefaultConfig()
+	c.Memory.TotalBudget = "0"
+	if _, err := engineOptions(c, false); err == nil || !strings.Contains(err.Error(), "memory.total_budget") {
+		t.Errorf("budget: %v", err)
+	}
+}

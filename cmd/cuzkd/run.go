@@ -212,6 +212,9 @@ func selectGPUs(ordinals []uint32, cpuOnly bool, log *slog.Logger) ([]*gpu.Devic
 // pipeline.max_gpu_queue_depth (when set).
 func engineOptions(cfg daemon.Config, gpus bool) ([]engine.Option, error) {
 	var opts []engine.Option
+	if w := cfg.GPUs.GPUWorkersPerDevice; w > engine.MaxWorkersPerDevice {
+		return nil, fmt.Errorf("gpus.gpu_workers_per_device: %d, want at most %d", w, engine.MaxWorkersPerDevice)
+	}
 	if gpus {
 		opts = append(opts, engine.WithWorkersPerDevice(int(cfg.GPUs.GPUWorkersPerDevice)))
 	}
@@ -226,7 +229,9 @@ func engineOptions(cfg daemon.Config, gpus bool) ([]engine.Option, error) {
 		}
 		opts = append(opts, engine.WithMemoryBudget(int64(n)))
 	}
-	if q := cfg.Pipeline.MaxGPUQueueDepth; q > 0 {
+	if q := cfg.Pipeline.MaxGPUQueueDepth; q > engine.MaxQueueDepth {
+		return nil, fmt.Errorf("pipeline.max_gpu_queue_depth: %d, want at most %d", q, engine.MaxQueueDepth)
+	} else if q > 0 {
 		opts = append(opts, engine.WithQueueDepth(int(q)))
 	}
 	return opts, nil

@@ -64,12 +64,18 @@ func insecureBackend(t *testing.T) *enginebackend.Backend {
 	return b
 }
 
-// windowInputs seals 2 KiB sectors ids in Go and returns their WindowPoSt vanilla proofs
+// postInputs seals 2 KiB sectors ids in Go and returns their PoSt vanilla proofs
 // (bincode, as Curio sends them) for randomness rnd, and the sectors as a verifier sees them.
-func windowInputs(t *testing.T, pt post.ProofType, rnd post.Domain, ids []uint64) ([][]byte, []proofs.SectorInfo) {
+func postInputs(t *testing.T, pt post.ProofType, rnd post.Domain, ids []uint64) ([][]byte, []proofs.SectorInfo) {
 	t.Helper()
 	fc, err := proofs.GeneratePoStFallbackSectorChallenges(pt, miner, rnd, ids)
 	require.NoError(t, err)
+	return postInputsFor(t, pt, fc, ids)
+}
+
+// postInputsFor seals 2 KiB sectors ids and returns their vanilla proofs for the challenges fc.
+func postInputsFor(t *testing.T, pt post.ProofType, fc *proofs.FallbackChallenges, ids []uint64) ([][]byte, []proofs.SectorInfo) {
+	t.Helper()
 	var vanilla [][]byte
 	var sectors []proofs.SectorInfo
 	for _, id := range ids {
@@ -99,7 +105,7 @@ func TestWindowPoSt2KiBOverGRPC(t *testing.T) {
 	const pt = post.StackedDrgWindow2KiBV1_1
 	var rnd post.Domain
 	rnd[0], rnd[9] = 7, 3
-	vanilla, sectors := windowInputs(t, pt, rnd, []uint64{4, 9})
+	vanilla, sectors := postInputs(t, pt, rnd, []uint64{4, 9})
 	b := insecureBackend(t)
 	c := serve(t, b)
 
@@ -203,7 +209,7 @@ func TestUnsupported(t *testing.T) {
 	require.Equal(t, codes.Unimplemented, status.Code(err), "%v", err)
 
 	var rnd post.Domain
-	vanilla, _ := windowInputs(t, post.StackedDrgWindow2KiBV1, rnd, []uint64{1})
+	vanilla, _ := postInputs(t, post.StackedDrgWindow2KiBV1, rnd, []uint64{1})
 	_, err = c.SubmitProof(ctx, &cuzkv1.SubmitProofRequest{
 		ProofKind: cuzkv1.ProofKind_WINDOW_POST_PARTITION, SectorSize: 2 << 10, RegisteredProof: uint64(post.StackedDrgWindow2KiBV1),
 		Randomness: rnd[:], VanillaProofs: vanilla, PartitionIndex: 2,
@@ -244,7 +250,7 @@ func TestMissingParameterFile(t *testing.T) {
 	check(status.Convert(err).Message())
 
 	var rnd post.Domain
-	vanilla, _ := windowInputs(t, post.StackedDrgWindow2KiBV1_1, rnd, []uint64{1})
+	vanilla, _ := postInputs(t, post.StackedDrgWindow2KiBV1_1, rnd, []uint64{1})
 	res, err := c.Prove(ctx, &cuzkv1.ProveRequest{Submit: &cuzkv1.SubmitProofRequest{
 		ProofKind: cuzkv1.ProofKind_WINDOW_POST_PARTITION, SectorSize: 2 << 10, RegisteredProof: uint64(post.StackedDrgWindow2KiBV1_1),
 		Randomness: rnd[:], VanillaProofs: vanilla,
@@ -256,4 +262,35 @@ func TestMissingParameterFile(t *testing.T) {
 
 	st := b.Status()
 	require.Empty(t, st.SRS, "a failed load is not listed")
+}
+
+// TestWinningPoSt2KiBOverGRPC: a 2 KiB sector sealed in Go, its WinningPoSt vanilla proof
+// submitted over gRPC (WINNING_POST, critical priority by default), proved with INSECURE
+// parameters of the real 90,750-constraint circuit and verified with
+// proofs.VerifyWinningPoStWithKey.
+func TestWinningPoSt2KiBOverGRPC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a development setup of the 90,750-constraint WinningPoSt circuit; TestWindowPoSt2KiBOverGRPC covers the path in -short")
+	}
+	ctx := t.Context()
+	const pt = post.StackedDrgWinning2KiBV1
+	var rnd post.Domain
+	rnd[0], rnd[31] = 1, 2
+	fc, err := proofs.GeneratePoStFallbackSectorChallenges(pt, miner, rnd, []uint64{5})
+	require.NoError(t, err)
+	vanilla, sectors := postInputsFor(t, pt, fc, []uint64{5})
+	b := insecureBackend(t)
+	c := serve(t, b)
+	res, err := c.Prove(ctx, &cuzkv1.ProveRequest{Submit: &cuzkv1.SubmitProofRequest{
+		ProofKind: cuzkv1.ProofKind_WINNING_POST, SectorSize: 2 << 10, RegisteredProof: uint64(pt),
+		MinerId: miner, Randomness: rnd[:], VanillaProofs: vanilla,
+	}})
+	require.NoError(t, err)
+	require.Equal(t, cuzkv1.AwaitProofResponse_COMPLETED, res.Result.Status, res.Result.ErrorMessage)
+	vk, err := b.VerifyingKey(ctx, "winning-2k")
+	require.NoError(t, err)
+	ok, err := proofs.VerifyWinningPoStWithKey(proofs.WinningPoStVerifyInfo{Randomness: rnd, Prover: miner,
+		ChallengedSectors: sectors, Proofs: []proofs.PoStProof{{PoStProof: pt, ProofBytes: res.Result.Proof}}}, vk)
+	require.NoError(t, err)
+	require.True(t, ok)
 }

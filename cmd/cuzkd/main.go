@@ -1,8 +1,10 @@
 // Command cuzkd is the cuzk proving daemon: it serves Curio's cuzk.v1.ProvingEngine gRPC service,
 // so a Curio node configured with [Cuzk] Address = "unix:///run/curio/cuzk.sock" sends its
-// SNARK work here.
+// SNARK work here. It proves PoRep C2, WinningPoSt and WindowPoSt on the GPUs it finds (the CPU
+// when none) with the parameters of the Filecoin parameter cache.
 //
-//	cuzkd [run] [--config /data/zk/cuzk.toml] [--listen unix:///run/curio/cuzk.sock] …
+//	cuzkd [run] [--config /data/zk/cuzk.toml] [--listen unix:///run/curio/cuzk.sock] [--param-cache DIR] [--cpu-only] …
+//	cuzkd run --insecure-dev-params …   # INSECURE development parameters, 2 KiB sectors, tests and demos
 //	cuzkd status [--addr unix:///run/curio/cuzk.sock] [--json | --metrics]
 //	cuzkd check-config [--config FILE]
 //

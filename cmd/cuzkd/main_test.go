@@ -133,3 +133,93 @@ func mustTOML(t *testing.T, c daemon.Config) string {
 	}
 	return out.String()
 }
+
+// TestRunInsecureDevParams starts cuzkd with the engine backend and INSECURE development
+// parameters, preloading the 2 KiB WindowPoSt circuit from the configuration: status lists it
+// hot, and the log says INSECURE.
+func TestRunInsecureDevParams(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "cuzk.sock")
+	cfg := filepath.Join(dir, "cuzk.toml")
+	os.WriteFile(cfg, []byte("[daemon]\nlisten = \"unix://"+sock+"\"\n\n[srs]\npreload = [\"wpost-2k\"]\n"), 0o644)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--config", cfg, "--insecure-dev-params", "--cpu-only"}, &logs, &logs)
+	}()
+
+	var out bytes.Buffer
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out.Reset()
+		err := run(context.Background(), []string{"status", "--addr", "unix://" + sock, "--timeout", "200ms"}, &out, &out)
+		if err == nil && strings.Contains(out.String(), "wpost-2k") && strings.Contains(out.String(), "hot") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status: %v\n%s\nlogs:\n%s", err, out.String(), logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon did not stop")
+	}
+	for _, want := range []string{"INSECURE development parameters", "preloaded circuit=wpost-2k"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("logs lack %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+// TestParamCacheDir: --param-cache, then a srs.param_cache the file sets, then
+// $FIL_PROOFS_PARAMETER_CACHE, then the default.
+func TestParamCacheDir(t *testing.T) {
+	def := daemon.DefaultConfig()
+	set := daemon.DefaultConfig()
+	set.SRS.ParamCache = "/from/config"
+	t.Setenv("FIL_PROOFS_PARAMETER_CACHE", "/from/env")
+	for _, c := range []struct {
+		cfg  daemon.Config
+		flag string
+		want string
+	}{{set, "/from/flag", "/from/flag"}, {set, "", "/from/config"}, {def, "", "/from/env"}} {
+		if got := paramCacheDir(c.cfg, c.flag); got != c.want {
+			t.Errorf("paramCacheDir(%q, %q) = %q, want %q", c.cfg.SRS.ParamCache, c.flag, got, c.want)
+		}
+	}
+	t.Setenv("FIL_PROOFS_PARAMETER_CACHE", "")
+	if got := paramCacheDir(def, ""); got != def.SRS.ParamCache {
+		t.Errorf("default: %q", got)
+	}
+}
+
+// TestEngineOptions: the engine keys out of the engine's range are errors naming the key.
+func TestEngineOptions(t *testing.T) {
+	c := daemon.DefaultConfig()
+	if opts, err := engineOptions(c, true); err != nil || len(opts) == 0 {
+		t.Fatalf("defaults: %d options, %v", len(opts), err)
+	}
+	c.GPUs.GPUWorkersPerDevice = 1000
+	if _, err := engineOptions(c, true); err == nil || !strings.Contains(err.Error(), "gpus.gpu_workers_per_device") {
+		t.Errorf("workers: %v", err)
+	}
+	c = daemon.DefaultConfig()
+	c.Pipeline.MaxGPUQueueDepth = 1 << 20
+	if _, err := engineOptions(c, false); err == nil || !strings.Contains(err.Error(), "pipeline.max_gpu_queue_depth") {
+		t.Errorf("queue depth: %v", err)
+	}
+	c = daemon.DefaultConfig()
+	c.Memory.TotalBudget = "0"
+	if _, err := engineOptions(c, false); err == nil || !strings.Contains(err.Error(), "memory.total_budget") {
+		t.Errorf("budget: %v", err)
+	}
+}

@@ -10,7 +10,7 @@
 //		--randomness <64 hex digits> --vanilla sector-0.bin
 //
 // With made-up inputs, which only a daemon started with --fake-backend accepts (its "proofs"
-// are hash bytes, not valid proofs); the proving backend is not wired into cuzkd yet:
+// are hash bytes, not valid proofs; examples/seal-daemon sends a real sector instead):
 //
 //	cuzkd --listen unix:///tmp/cuzk.sock --fake-backend &
 //	go run ./examples/daemon-client --addr unix:///tmp/cuzk.sock --kind winning --demo

@@ -1,0 +1,258 @@
+package enginebackend
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/cuzk-go/cuzk/daemon"
+	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/engine"
+	"github.com/cuzk-go/cuzk/filecoin/paramcache"
+	"github.com/cuzk-go/cuzk/filecoin/post"
+	"github.com/cuzk-go/cuzk/filecoin/proofs"
+	"github.com/cuzk-go/cuzk/filecoin/sector"
+	"github.com/cuzk-go/cuzk/gpu"
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// paramStore holds each circuit's parameters, loaded once: concurrent requests for a circuit
+// being loaded wait for that load.
+type paramStore struct {
+	cache    *paramcache.Cache
+	insecure bool
+	gpus     []*gpu.ProverDevice
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	entries map[string]*paramEntry // by circuit id
+}
+
+// paramEntry is one circuit's parameters. params, bytes and err are set before ready is closed.
+type paramEntry struct {
+	circuit string
+	ready   chan struct{}
+	params  *prover.Parameters
+	bytes   int64
+	err     error
+
+	// Guarded by paramStore.mu.
+	refs     int  // proofs using the parameters
+	resident bool // uploaded to every GPU by Preload
+}
+
+func newParamStore(c *paramcache.Cache, insecure bool, gpus []*gpu.ProverDevice, log *slog.Logger) *paramStore {
+	return &paramStore{cache: c, insecure: insecure, gpus: gpus, log: log, entries: make(map[string]*paramEntry)}
+}
+
+// representative returns the registered proof whose parameters serve circuit id (kind and sector
+// size): the interactive …V1_1 seal type for PoRep (V1 and V1_1 share the circuit and files),
+// the …V1_1 type for WindowPoSt (likewise), and the WinningPoSt type.
+func representative(id string) (daemon.ProofKind, uint64, error) {
+	k, size, err := daemon.ParseCircuitID(id)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %w", err, daemon.ErrUnsupported)
+	}
+	var base uint64
+	switch k {
+	case daemon.PoRepSealCommit:
+		base = uint64(sector.StackedDrg2KiBV1_1)
+	case daemon.WindowPoStPartition:
+		base = uint64(post.StackedDrgWindow2KiBV1_1)
+	case daemon.WinningPoSt:
+		base = uint64(post.StackedDrgWinning2KiBV1)
+	default:
+		return 0, 0, fmt.Errorf("circuit %s: %s: %w", id, k, daemon.ErrUnsupported)
+	}
+	for i := range uint64(5) {
+		if s, err := daemon.ProofSectorSize(k, base+i); err == nil && s == size {
+			return k, base + i, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("circuit %s: no registered proof of that size: %w", id, daemon.ErrUnsupported)
+}
+
+// acquire returns circuit id's parameters, loading them if needed, with a reference the caller
+// releases; loaded reports whether this call waited for a load.
+func (s *paramStore) acquire(ctx context.Context, id string, pi proofs.ProofInfo, k daemon.ProofKind, rp uint64) (*paramEntry, bool, error) {
+	s.mu.Lock()
+	e, ok := s.entries[id]
+	if !ok {
+		e = &paramEntry{circuit: id, ready: make(chan struct{})}
+		s.entries[id] = e
+		go s.load(e, pi, k, rp)
+	}
+	e.refs++
+	s.mu.Unlock()
+	loaded := false
+	select {
+	case <-e.ready:
+	default:
+		loaded = true
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			s.release(e)
+			return nil, false, ctx.Err()
+		}
+	}
+	if e.err != nil {
+		s.release(e)
+		s.mu.Lock()
+		if s.entries[id] == e { // a failed load is retried by the next request
+			delete(s.entries, id)
+		}
+		s.mu.Unlock()
+		return nil, false, e.err
+	}
+	return e, loaded, nil
+}
+
+// release drops a reference taken by acquire.
+func (s *paramStore) release(e *paramEntry) {
+	s.mu.Lock()
+	e.refs--
+	s.mu.Unlock()
+}
+
+// load reads (or, INSECURE, sets up) the parameters and closes e.ready. It runs on its own
+// goroutine, not bound to any request's context, so that a cancelled request does not waste a
+// load others wait for.
+func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind, rp uint64) {
+	defer close(e.ready)
+	start := time.Now()
+	if s.insecure {
+		e.params, e.err = insecureParams(k, rp)
+	} else {
+		e.params, e.err = pi.LoadParameters(context.Background(), s.cache, prover.Unchecked)
+	}
+	if e.err != nil {
+		e.err = fmt.Errorf("load parameters of %s: %w", e.circuit, e.err)
+		s.log.Warn("parameters not loaded", "circuit", e.circuit, "err", e.err)
+		return
+	}
+	e.bytes = engine.ParametersBytes(e.params)
+	s.log.Info("parameters loaded", "circuit", e.circuit, "bytes", e.bytes, "took", time.Since(start), "insecure", s.insecure)
+}
+
+// insecureParams runs devsetup.InsecureSetup for the circuit of registered proof rp of kind k.
+func insecureParams(k daemon.ProofKind, rp uint64) (*prover.Parameters, error) {
+	var shape *synth.Shape
+	var err error
+	if k == daemon.PoRepSealCommit {
+		shape, err = proofs.SealShape(sector.RegisteredSealProof(rp))
+	} else {
+		shape, err = proofs.PoStCircuitShape(post.ProofType(rp))
+	}
+	if err != nil {
+		return nil, err
+	}
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return devsetup.InsecureSetup(shape, tw)
+}
+
+// preload loads circuit id and makes it resident on every GPU.
+func (s *paramStore) preload(ctx context.Context, id string) (daemon.PreloadResult, error) {
+	start := time.Now()
+	k, rp, err := representative(id)
+	if err != nil {
+		return daemon.PreloadResult{}, err
+	}
+	pi, err := proofInfo(k, rp)
+	if err != nil {
+		return daemon.PreloadResult{}, err
+	}
+	s.mu.Lock()
+	e, had := s.entries[id]
+	already := had && e.resident
+	s.mu.Unlock()
+	if had {
+		select {
+		case <-e.ready:
+			already = already || (len(s.gpus) == 0 && e.err == nil)
+		default:
+		}
+	}
+	e, _, err = s.acquire(ctx, id, pi, k, rp)
+	if err != nil {
+		return daemon.PreloadResult{}, err
+	}
+	defer s.release(e)
+	if already {
+		return daemon.PreloadResult{AlreadyLoaded: true}, nil
+	}
+	srs := e.params.SRS()
+	for _, g := range s.gpus {
+		if _, err := g.Resident(ctx, srs); err != nil {
+			return daemon.PreloadResult{}, fmt.Errorf("preload %s on %s: %w", id, g.Name(), err)
+		}
+	}
+	s.mu.Lock()
+	e.resident = true
+	s.mu.Unlock()
+	return daemon.PreloadResult{LoadTime: time.Since(start)}, nil
+}
+
+// evict frees circuit id's parameters on the GPUs and drops them from host memory (proofs in
+// flight keep their reference until they end).
+func (s *paramStore) evict(ctx context.Context, id string) (daemon.EvictResult, error) {
+	if _, _, err := representative(id); err != nil {
+		return daemon.EvictResult{}, err
+	}
+	s.mu.Lock()
+	e, ok := s.entries[id]
+	if ok {
+		delete(s.entries, id)
+	}
+	s.mu.Unlock()
+	if !ok {
+		return daemon.EvictResult{}, nil
+	}
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return daemon.EvictResult{}, ctx.Err()
+	}
+	if e.err != nil {
+		return daemon.EvictResult{}, nil
+	}
+	for _, g := range s.gpus {
+		if err := g.Evict(ctx, e.params.Identity()); err != nil {
+			return daemon.EvictResult{WasLoaded: true}, fmt.Errorf("evict %s on %s: %w", id, g.Name(), err)
+		}
+	}
+	return daemon.EvictResult{WasLoaded: true, FreedBytes: uint64(e.bytes)}, nil
+}
+
+// status lists the circuits in circuit-id order.
+func (s *paramStore) status() []daemon.SRSStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]daemon.SRSStatus, 0, len(s.entries))
+	for id, e := range s.entries {
+		st := daemon.SRSStatus{Circuit: id, Tier: daemon.TierCold, RefCount: uint32(max(e.refs, 0))}
+		select {
+		case <-e.ready:
+			if e.err != nil {
+				continue
+			}
+			st.SizeBytes = uint64(e.bytes)
+			st.Tier = daemon.TierWarm
+			if e.resident || len(s.gpus) == 0 {
+				st.Tier = daemon.TierHot
+			}
+		default:
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Circuit < out[j].Circuit })
+	return out
+}

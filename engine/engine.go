@@ -756,7 +756,7 @@ func (e *Engine) settleLocked(p *part, out outcome) bool {
 	j := p.job
 	if out.proof != nil && p.asg != nil {
 		// Proved: no device reads its vectors any longer.
-		e.pool.putBuffers(p.asg.Buffers())
+		e.poolLocked(p.asg.Buffers())
 	}
 	e.leaveLocked(p)
 	switch {
@@ -845,6 +845,33 @@ func (e *Engine) finishJob(j *job, inCallback bool) {
 	}
 	e.mu.Unlock()
 	close(j.done)
+}
+
+// poolLocked keeps b's vectors for the partitions waiting for synthesis: a vector is kept when
+// fewer vectors of its length are pooled than those partitions take, and left to the garbage
+// collector otherwise.
+func (e *Engine) poolLocked(b synth.Buffers) {
+	for _, v := range [][]fr.Element{b.W, b.A, b.B, b.C} {
+		if cap(v) > 0 && len(e.pool.free[cap(v)]) < e.queuedNeedLocked(cap(v)) {
+			e.pool.put(v)
+		}
+	}
+}
+
+// queuedNeedLocked returns how many vectors of n elements the partitions in the synthesis
+// queue take (w: 1, A·w, B·w, C·w: 3).
+func (e *Engine) queuedNeedLocked(n int) int {
+	need := 0
+	for _, p := range e.synthQ {
+		nw, rows := shapeLengths(p.job.spec.Shape)
+		if nw == n {
+			need++
+		}
+		if rows == n {
+			need += 3
+		}
+	}
+	return need
 }
 
 // dropUnusedPoolLocked drops the pooled vectors that no active job's shape uses.
@@ -1111,7 +1138,7 @@ func (e *Engine) releaseEvaluations(p *part) {
 	b := p.asg.Buffers()
 	p.asg.ReleaseEvaluations()
 	e.mu.Lock()
-	e.pool.putBuffers(synth.Buffers{A: b.A, B: b.B, C: b.C})
+	e.poolLocked(synth.Buffers{A: b.A, B: b.B, C: b.C})
 	e.releaseLocked(p, p.job.estEval)
 	e.mu.Unlock()
 }

@@ -10,7 +10,8 @@ import (
 // partition's host memory — for the next synthesis of the same lengths, so that they are
 // reused instead of being left to the garbage collector while the next partition allocates
 // anew. Vectors are kept by capacity, in elements. The engine guards it with its lock, counts
-// its bytes in the budget (Stats.Pooled), and drops what no active job's shape can use.
+// its bytes in the budget (Stats.Pooled), and keeps no more than the partitions waiting for
+// synthesis take.
 type vectorPool struct {
 	free  map[int][][]fr.Element
 	bytes int64
@@ -69,13 +70,6 @@ func (p *vectorPool) usable(shape *synth.Shape) int64 {
 func (p *vectorPool) take(shape *synth.Shape) synth.Buffers {
 	nw, rows := shapeLengths(shape)
 	return synth.Buffers{W: p.get(nw), A: p.get(rows), B: p.get(rows), C: p.get(rows)}
-}
-
-// putBuffers keeps the non-nil vectors of b.
-func (p *vectorPool) putBuffers(b synth.Buffers) {
-	for _, v := range [][]fr.Element{b.W, b.A, b.B, b.C} {
-		p.put(v)
-	}
 }
 
 // keepOnly drops the vectors whose length is not in lengths (to the garbage collector) and

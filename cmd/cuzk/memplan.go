@@ -124,7 +124,7 @@ func gibs(b int64) string {
 type memSample struct {
 	at                   time.Duration // since the run started
 	proved               int           // partitions proved so far
-	rss                  int64
+	rss, rssFile         int64         // VmRSS, and its file-backed part RssFile (mapped files, libraries)
 	heapInuse, heapKept  int64
 	goHeld               int64 // Sys − HeapReleased
 	reserved, pooled     int64
@@ -161,9 +161,11 @@ func (m *memSampler) sample(proved bool) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	rss, _ := procStatus("VmRSS:")
+	rssFile, _ := procStatus("RssFile:")
 	s := memSample{
 		at:         time.Since(m.start),
 		rss:        rss,
+		rssFile:    rssFile,
 		heapInuse:  int64(ms.HeapInuse),
 		heapKept:   int64(ms.HeapIdle - ms.HeapReleased),
 		goHeld:     int64(ms.Sys - ms.HeapReleased),
@@ -213,9 +215,9 @@ func (m *memSampler) print(w io.Writer, maxRows int) {
 	}
 	step := (len(m.samples) + maxRows - 1) / maxRows
 	mib := func(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
-	fmt.Fprintf(w, "host memory at each partition proved (MiB; heap kept = idle not returned to the OS, other = RSS − Go's):\n")
-	fmt.Fprintf(w, "  %8s %6s %8s %8s %8s %8s %8s %9s %8s %8s %9s %3s %5s\n",
-		"t (s)", "proved", "RSS", "heap use", "kept", "Go held", "other", "resident", "reserved", "pooled", "GC target", "in", "GCs")
+	fmt.Fprintf(w, "host memory at each partition proved (MiB):\n")
+	fmt.Fprintf(w, "  %8s %6s %8s %7s %8s %8s %8s %8s %9s %8s %8s %9s %3s %5s\n",
+		"t (s)", "proved", "RSS", "file", "heap use", "kept", "Go held", "other", "resident", "reserved", "pooled", "GC target", "in", "GCs")
 	for i, s := range m.samples {
 		if i%step != 0 && i != peak && i != len(m.samples)-1 {
 			continue
@@ -224,11 +226,13 @@ func (m *memSampler) print(w io.Writer, maxRows int) {
 		if i == peak {
 			mark = "  ← peak RSS"
 		}
-		fmt.Fprintf(w, "  %8.1f %6d %8s %8s %8s %8s %8s %9s %8s %8s %9s %3d %5d%s\n",
-			s.at.Seconds(), s.proved, mib(s.rss), mib(s.heapInuse), mib(s.heapKept), mib(s.goHeld),
+		fmt.Fprintf(w, "  %8.1f %6d %8s %7s %8s %8s %8s %8s %9s %8s %8s %9s %3d %5d%s\n",
+			s.at.Seconds(), s.proved, mib(s.rss), mib(s.rssFile), mib(s.heapInuse), mib(s.heapKept), mib(s.goHeld),
 			mib(s.rss-s.goHeld), mib(s.resident), mib(s.reserved), mib(s.pooled), mib(s.heapTarget),
 			s.inFlight, s.numGC, mark)
 	}
+	fmt.Fprintf(w, "  file: RssFile (mapped files, libraries); heap use: HeapInuse; kept: HeapIdle − HeapReleased (free, not returned to the OS);\n"+
+		"  Go held: Sys − HeapReleased; other: RSS − Go held (cgo and driver memory, mapped files); in: partitions in flight\n")
 	if m.profile != "" {
 		if m.err != nil {
 			fmt.Fprintf(w, "heap profile: %v\n", m.err)

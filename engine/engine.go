@@ -37,8 +37,11 @@ import (
 // workspace of one fallback proof, fallbacks running one at a time — and a partition's estimated
 // bytes (EstimatePartitionBytes over the devices) are reserved before its synthesis starts, the
 // evaluations share released as soon as its device work ends and the rest after its
-// finalization. A synthesis starts only if resident + reserved + its reservation fits the
-// budget. At most the queue depth of synthesized partitions wait for a device worker.
+// finalization. The vectors of a proved partition (A·w, B·w, C·w, w) are pooled for the
+// partitions waiting for synthesis rather than left to the garbage collector, and counted while
+// pooled. A synthesis starts only if resident + reserved + pooled + its reservation, less the
+// pooled vectors it takes, fits the budget. At most the queue depth of synthesized partitions
+// wait for a device worker.
 //
 // A failure (error or panic) in one partition fails its job with that error; the job's other
 // partitions are dropped before synthesis or device work and other jobs go on. Cancelling the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -75,13 +76,21 @@ func (hostlessDevice) HostBytes(*synth.Shape) int64 { return 0 }
 
 // BenchmarkEngineHostMemory measures the Go heap a GPU-shaped run holds per partition in
 // flight against the engine's estimate: jobs of 16 partitions of a 2^18-row scalable circuit,
-// synthesis-bound (the device takes no time), with the budget at resident + 2.5 partitions and
+// synthesis-bound (the device takes no time, 2 synthesis workers) or device-bound (50 ms a
+// partition, 1 synthesis worker), with the budget at resident + 2.5 partitions and
 // the soft memory limit at the budget, as cuzk bench sets it. heap/est is the peak of HeapInuse
 // above what was in use before the run, over the peak reservation plus the pooled vectors
 // (1.0: the estimate is what the heap holds); rss/est the same for the resident set (Linux;
 // it includes collected memory not yet returned to the OS); allocated/est the bytes allocated
 // per partition over its estimate; GCs/partition the collections per partition.
 func BenchmarkEngineHostMemory(b *testing.B) {
+	b.Run("synthesis-bound", func(b *testing.B) { benchHostMemory(b, 0, 2) })
+	b.Run("device-bound", func(b *testing.B) { benchHostMemory(b, 50*time.Millisecond, 1) })
+}
+
+// benchHostMemory is BenchmarkEngineHostMemory with a device taking run per partition and
+// synth synthesis workers.
+func benchHostMemory(b *testing.B, run time.Duration, synthWorkers int) {
 	const parts, constraints = 16, 1<<18 - 8
 	shape, err := synth.Compile(&circuits.Scalable{Constraints: constraints, Inputs: 4})
 	if err != nil {
@@ -96,7 +105,7 @@ func BenchmarkEngineHostMemory(b *testing.B) {
 		BG1: make([]bls12381.G1Affine, nb),
 		BG2: make([]bls12381.G2Affine, nb),
 	}
-	dev := hostlessDevice{newSimDevice(0, 0, 0)}
+	dev := hostlessDevice{newSimDevice(0, run, 0)}
 	est, _ := EstimatePartitionBytes(shape, dev)
 	budget := ShapeBytes(shape) + ParametersBytes(params) + est*5/2
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(budget))
@@ -123,7 +132,7 @@ func BenchmarkEngineHostMemory(b *testing.B) {
 		mu.Unlock()
 	})
 	eng, err = New(WithDevices(dev), WithoutSelfCheck(), WithMemoryBudget(budget), WithTimeline(sample),
-		WithSynthesisConcurrency(2), WithWorkersPerDevice(1))
+		WithSynthesisConcurrency(synthWorkers), WithWorkersPerDevice(1))
 	if err != nil {
 		b.Fatal(err)
 	}

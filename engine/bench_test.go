@@ -77,21 +77,23 @@ func (hostlessDevice) HostBytes(*synth.Shape) int64 { return 0 }
 // BenchmarkEngineHostMemory measures the Go heap a GPU-shaped run holds per partition in
 // flight against the engine's estimate: jobs of 16 partitions of a 2^18-row scalable circuit,
 // synthesis-bound (the device takes no time, 2 synthesis workers) or device-bound (50 ms a
-// partition, 1 synthesis worker), with the budget at resident + 2.5 partitions and
-// the soft memory limit at the budget, as cuzk bench sets it. heap/est is the peak of HeapInuse
+// partition, 1 synthesis worker), and of a 2^21-row one device-bound (400 ms), with the budget at resident + 2.5 partitions and
+// the soft memory limit at the budget, as cuzk bench sets it; the results are kept to the end,
+// as cuzk bench keeps them. heap/est is the peak of HeapInuse
 // above what was in use before the run, over the peak reservation plus the pooled vectors
 // (1.0: the estimate is what the heap holds); rss/est the same for the resident set (Linux;
 // it includes collected memory not yet returned to the OS); allocated/est the bytes allocated
 // per partition over its estimate; GCs/partition the collections per partition.
 func BenchmarkEngineHostMemory(b *testing.B) {
-	b.Run("synthesis-bound", func(b *testing.B) { benchHostMemory(b, 0, 2) })
-	b.Run("device-bound", func(b *testing.B) { benchHostMemory(b, 50*time.Millisecond, 1) })
+	b.Run("synthesis-bound", func(b *testing.B) { benchHostMemory(b, 1<<18-8, 0, 2) })
+	b.Run("device-bound", func(b *testing.B) { benchHostMemory(b, 1<<18-8, 50*time.Millisecond, 1) })
+	b.Run("device-bound-2^21", func(b *testing.B) { benchHostMemory(b, 2_000_000, 400*time.Millisecond, 1) })
 }
 
-// benchHostMemory is BenchmarkEngineHostMemory with a device taking run per partition and
-// synth synthesis workers.
-func benchHostMemory(b *testing.B, run time.Duration, synthWorkers int) {
-	const parts, constraints = 16, 1<<18 - 8
+// benchHostMemory is BenchmarkEngineHostMemory for a circuit of the given constraints, a
+// device taking run per partition and synth synthesis workers.
+func benchHostMemory(b *testing.B, constraints int, run time.Duration, synthWorkers int) {
+	const parts = 16
 	shape, err := synth.Compile(&circuits.Scalable{Constraints: constraints, Inputs: 4})
 	if err != nil {
 		b.Fatal(err)
@@ -146,14 +148,17 @@ func benchHostMemory(b *testing.B, run time.Duration, synthWorkers int) {
 	runtime.ReadMemStats(&before)
 	rssBefore := vmRSS()
 	b.ResetTimer()
+	var results []*Result // kept, as cuzk bench keeps them to verify the proofs
 	for range b.N {
 		h, err := eng.Submit(ctx, jb)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := h.Wait(ctx); err != nil {
+		res, err := h.Wait(ctx)
+		if err != nil {
 			b.Fatal(err)
 		}
+		results = append(results, res)
 	}
 	b.StopTimer()
 	runtime.ReadMemStats(&after)
@@ -163,6 +168,7 @@ func benchHostMemory(b *testing.B, run time.Duration, synthWorkers int) {
 	}
 	b.ReportMetric(float64(after.NumGC-before.NumGC)/float64(b.N*parts), "GCs/partition")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N*parts)/float64(est), "allocated/est")
+	runtime.KeepAlive(results)
 }
 
 // vmRSS returns the process's resident set in bytes (Linux /proc/self/status), 0 elsewhere.

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
@@ -19,6 +20,7 @@ type arrayDevice struct {
 	*simDevice
 	mu     sync.Mutex
 	arrays map[*fr.Element]bool
+	ws     [][2]uintptr // the address ranges of the w vectors
 	preps  int
 }
 
@@ -27,6 +29,7 @@ func (d *arrayDevice) Prepare(ctx context.Context, params *prover.Parameters, as
 	for _, v := range [][]fr.Element{asg.W, asg.A, asg.B, asg.C} {
 		d.arrays[&v[:1][0]] = true
 	}
+	d.ws = append(d.ws, [2]uintptr{uintptr(unsafe.Pointer(&asg.W[0])), uintptr(unsafe.Pointer(&asg.W[0])) + uintptr(cap(asg.W))*fr.Bytes})
 	d.preps++
 	d.mu.Unlock()
 	return d.simDevice.Prepare(ctx, params, asg, rs)
@@ -34,7 +37,8 @@ func (d *arrayDevice) Prepare(ctx context.Context, params *prover.Parameters, as
 
 // TestEnginePoolBoundsAllocations: partitions of one shape reuse the vectors of those proved
 // before them, so that the number of distinct A·w, B·w, C·w and w arrays over a job is bounded
-// by the partitions in flight, not by the partitions proved; the pool is empty afterwards.
+// by the partitions in flight, not by the partitions proved; the pool is empty afterwards; the
+// result's public inputs hold none of them.
 func TestEnginePoolBoundsAllocations(t *testing.T) {
 	const parts = 16
 	dev := &arrayDevice{simDevice: newSimDevice(0, time.Millisecond, 0), arrays: map[*fr.Element]bool{}}
@@ -48,6 +52,12 @@ func TestEnginePoolBoundsAllocations(t *testing.T) {
 	require.NoError(t, err)
 	for i, in := range res.Inputs {
 		require.Equal(t, fr.NewElement(tag(1, i)), in[0], "partition %d's public input after its w was reused", i)
+		// A slice of w would keep all of w reachable as long as the result (32 GiB PoRep:
+		// 3.9 GiB a partition).
+		at := uintptr(unsafe.Pointer(&in[0]))
+		for _, w := range dev.ws {
+			require.False(t, at >= w[0] && at < w[1], "partition %d's public inputs lie in a w", i)
+		}
 	}
 	require.Equal(t, parts, dev.preps)
 	t.Logf("%d distinct arrays for %d partitions × 4 vectors", len(dev.arrays), parts)

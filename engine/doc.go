@@ -20,5 +20,7 @@
 // DefaultBudget): the active jobs' shapes and parameters once each as resident, and for each
 // partition in flight EstimatePartitionBytes (the devices report their own share), reserved
 // before synthesis and released in two steps: the evaluations A·w, B·w, C·w after the device
-// work, the rest when the partition settles. Stats reports both; docs/memory.md explains them.
+// work, the rest when the partition settles. A proved partition's vectors are pooled for the
+// partitions waiting for synthesis instead of being left to the garbage collector, and counted
+// while pooled. Stats reports all three; docs/memory.md explains them.
 package engine

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,8 +37,11 @@ import (
 // workspace of one fallback proof, fallbacks running one at a time — and a partition's estimated
 // bytes (EstimatePartitionBytes over the devices) are reserved before its synthesis starts, the
 // evaluations share released as soon as its device work ends and the rest after its
-// finalization. A synthesis starts only if resident + reserved + its reservation fits the
-// budget. At most the queue depth of synthesized partitions wait for a device worker.
+// finalization. The vectors of a proved partition (A·w, B·w, C·w, w) are pooled for the
+// partitions waiting for synthesis rather than left to the garbage collector, and counted while
+// pooled. A synthesis starts only if resident + reserved + pooled + its reservation, less the
+// pooled vectors it takes, fits the budget. At most the queue depth of synthesized partitions
+// wait for a device worker.
 //
 // A failure (error or panic) in one partition fails its job with that error; the job's other
 // partitions are dropped before synthesis or device work and other jobs go on. Cancelling the
@@ -74,6 +78,7 @@ type Engine struct {
 	reserved     int64
 	peakReserved int64
 	resident     residentSet         // shapes and parameters of the active jobs
+	pool         vectorPool          // vectors of proved partitions, for the next syntheses
 	fallbackLock *semaphore.Weighted // one fallback proof at a time
 	peakQueued   int
 	jobsDone     uint64
@@ -406,7 +411,8 @@ type part struct {
 	index    int
 	stage    stage
 	asg      *synth.Assignment
-	reserved int64 // bytes currently reserved for this partition
+	bufs     synth.Buffers // pooled vectors taken for its next synthesis
+	reserved int64         // bytes currently reserved for this partition
 	synth    time.Duration
 }
 
@@ -538,6 +544,10 @@ type Stats struct {
 	// partitions are in flight (no synthesis starts until it fits again), or by the evaluations
 	// of partitions synthesized again for the fallback device.
 	Reserved, PeakReserved int64
+	// Pooled is the bytes of vectors (A·w, B·w, C·w, w) kept from proved partitions for the next
+	// syntheses of the same sizes; counted in the budget beside Resident and Reserved, and
+	// dropped when no active job's shape uses them.
+	Pooled int64
 	// PartitionEstimate is the largest per-partition estimate (EstimatePartitionBytes over the
 	// devices) among the active jobs, 0 when there is none.
 	PartitionEstimate int64
@@ -571,6 +581,7 @@ func (e *Engine) Stats() Stats {
 		FallbackReserve:    res.fallback,
 		Reserved:           e.reserved,
 		PeakReserved:       e.peakReserved,
+		Pooled:             e.pool.bytes,
 		PartitionEstimate:  est,
 		ActiveJobs:         len(e.jobs),
 		QueuedSynthesis:    e.inStage[stageQueued],
@@ -746,6 +757,10 @@ func (e *Engine) leaveLocked(p *part) {
 // finishJob.
 func (e *Engine) settleLocked(p *part, out outcome) bool {
 	j := p.job
+	if out.proof != nil && p.asg != nil {
+		// Proved: no device reads its vectors any longer.
+		e.poolLocked(p.asg.Buffers())
+	}
 	e.leaveLocked(p)
 	switch {
 	case out.err != nil:
@@ -820,6 +835,7 @@ func (e *Engine) finishJob(j *job, inCallback bool) {
 	e.mu.Lock()
 	delete(e.jobs, j.id)
 	e.resident.remove(j)
+	e.dropUnusedPoolLocked()
 	e.cond.Broadcast() // what the job held resident is free
 	if res != nil {
 		e.jobsDone++
@@ -832,6 +848,43 @@ func (e *Engine) finishJob(j *job, inCallback bool) {
 	}
 	e.mu.Unlock()
 	close(j.done)
+}
+
+// poolLocked keeps b's vectors for the partitions waiting for synthesis: a vector is kept when
+// fewer vectors of its length are pooled than those partitions take, and left to the garbage
+// collector otherwise.
+func (e *Engine) poolLocked(b synth.Buffers) {
+	for _, v := range [][]fr.Element{b.W, b.A, b.B, b.C} {
+		if cap(v) > 0 && len(e.pool.free[cap(v)]) < e.queuedNeedLocked(cap(v)) {
+			e.pool.put(v)
+		}
+	}
+}
+
+// queuedNeedLocked returns how many vectors of n elements the partitions in the synthesis
+// queue take (w: 1, A·w, B·w, C·w: 3).
+func (e *Engine) queuedNeedLocked(n int) int {
+	need := 0
+	for _, p := range e.synthQ {
+		nw, rows := shapeLengths(p.job.spec.Shape)
+		if nw == n {
+			need++
+		}
+		if rows == n {
+			need += 3
+		}
+	}
+	return need
+}
+
+// dropUnusedPoolLocked drops the pooled vectors that no active job's shape uses.
+func (e *Engine) dropUnusedPoolLocked() {
+	lengths := map[int]bool{}
+	for _, j := range e.jobs {
+		nw, rows := shapeLengths(j.spec.Shape)
+		lengths[nw], lengths[rows] = true, true
+	}
+	e.pool.keepOnly(lengths)
 }
 
 // synthWorker synthesizes partitions until the engine stops.
@@ -856,9 +909,9 @@ func (e *Engine) nextSynth() *part {
 		if e.stopped {
 			return nil
 		}
-		if p := e.synthQ.peek(); p != nil && e.devQ.Len() < e.cfg.queueDepth &&
-			e.resident.totals().total()+e.reserved+p.job.est <= e.cfg.budget {
+		if p := e.synthQ.peek(); p != nil && e.devQ.Len() < e.cfg.queueDepth && e.fitsLocked(p) {
 			e.synthQ.pop()
+			p.bufs = e.pool.take(p.job.spec.Shape)
 			e.reserveLocked(p, p.job.est)
 			e.moveLocked(p, stageSynthesizing)
 			if !p.job.started {
@@ -870,6 +923,24 @@ func (e *Engine) nextSynth() *part {
 		}
 		e.cond.Wait()
 	}
+}
+
+// fitsLocked reports whether p's synthesis fits the budget now: resident + reserved + pooled
+// + p's estimate, less the pooled vectors p would take. When it fits only without the pooled
+// vectors p cannot use, those are dropped.
+func (e *Engine) fitsLocked(p *part) bool {
+	shape := p.job.spec.Shape
+	base := e.resident.totals().total() + e.reserved + p.job.est
+	usable := e.pool.usable(shape)
+	if base+e.pool.bytes-usable <= e.cfg.budget {
+		return true
+	}
+	if base <= e.cfg.budget && e.pool.bytes > usable {
+		nw, rows := shapeLengths(shape)
+		e.pool.keepOnly(map[int]bool{nw: true, rows: true})
+		return true
+	}
+	return false
 }
 
 // synthesize builds and synthesizes p's circuit and queues p for a device.
@@ -932,7 +1003,9 @@ func (e *Engine) synthesizeAssignment(p *part) (*synth.Assignment, error) {
 	var asg *synth.Assignment
 	err = e.safely(j, p.index, "synthesize", func() error {
 		var err error
-		asg, err = synth.Synthesize(j.ctx, j.spec.Shape, c)
+		bufs := p.bufs
+		p.bufs = synth.Buffers{}
+		asg, err = synth.SynthesizeInto(j.ctx, j.spec.Shape, c, bufs)
 		return err
 	})
 	return asg, err
@@ -1062,18 +1135,21 @@ func (e *Engine) onDevice(d, w int, p *part) (out outcome) {
 	return out
 }
 
-// releaseEvaluations frees p's A·w, B·w, C·w, which no task reads after Run, and their share of
-// p's reservation.
+// releaseEvaluations returns p's A·w, B·w, C·w, which no task reads after Run, to the pool, and
+// their share of p's reservation.
 func (e *Engine) releaseEvaluations(p *part) {
+	b := p.asg.Buffers()
 	p.asg.ReleaseEvaluations()
 	e.mu.Lock()
+	e.poolLocked(synth.Buffers{A: b.A, B: b.B, C: b.C})
 	e.releaseLocked(p, p.job.estEval)
 	e.mu.Unlock()
 }
 
 // accept checks proof (unless WithoutSelfCheck) and returns the outcome that records it.
 func (e *Engine) accept(j *job, p *part, proof *prover.Proof, pt partTimes) (outcome, error) {
-	inputs := p.asg.PublicInputs()
+	// A copy: w goes back to the pool when the partition settles.
+	inputs := slices.Clone(p.asg.PublicInputs())
 	if !e.cfg.noSelfCheck {
 		j.pvkOnce.Do(func() { j.pvk, j.pvkErr = prover.PrepareVerifyingKey(&j.spec.Params.VK) })
 		if j.pvkErr != nil {
@@ -1107,7 +1183,8 @@ func (e *Engine) fallBack(d, w int, p *part, failed outcome) outcome {
 	}
 	defer e.fallbackLock.Release(1)
 	e.mu.Lock()
-	p.asg = nil
+	p.asg = nil // not pooled: nothing of the failed attempt is reused
+	p.bufs = e.pool.take(j.spec.Shape)
 	e.reserveLocked(p, max(0, j.est-p.reserved))
 	e.mu.Unlock()
 	var out outcome

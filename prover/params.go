@@ -2,7 +2,10 @@ package prover
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +15,7 @@ import (
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk-go/cuzk/internal/atomicfile"
+	"github.com/cuzk-go/cuzk/prover/primitive"
 )
 
 // Parameters file layout (bellperson src/groth16/params.rs, Parameters::write and ::read):
@@ -52,46 +56,12 @@ type paramSection struct {
 // little memory spent. On malformed input it returns a *DecodeError (wrapping ErrFormat) for
 // the lowest-offset fault; it never panics.
 func DecodeParameters(b []byte, mode DecodeMode) (*Parameters, error) {
-	vk, off, err := decodeVK(b, mode)
+	vk, secs, err := parseLayout(b, mode)
 	if err != nil {
 		return nil, err
 	}
-	secs := [5]paramSection{
-		{name: "h", size: G1UncompressedSize},
-		{name: "l", size: G1UncompressedSize},
-		{name: "a", size: G1UncompressedSize},
-		{name: "b_g1", size: G1UncompressedSize},
-		{name: "b_g2", size: G2UncompressedSize},
-	}
-	for i := range secs {
-		n, err := readCount(b, off, secs[i].name, secs[i].size)
-		if err != nil {
-			return nil, err
-		}
-		secs[i].start = off + 4
-		secs[i].count = n
-		off = secs[i].start + n*secs[i].size
-	}
-
 	p := &Parameters{VK: *vk}
-	g1 := func(q *bls12381.G1Affine, at []byte) error {
-		if err := decodeG1Uncompressed(q, at, mode); err != nil {
-			return err
-		}
-		if q.IsInfinity() {
-			return errInfinity
-		}
-		return nil
-	}
-	g2 := func(q *bls12381.G2Affine, at []byte) error {
-		if err := decodeG2Uncompressed(q, at, mode); err != nil {
-			return err
-		}
-		if q.IsInfinity() {
-			return errInfinity
-		}
-		return nil
-	}
+	g1, g2 := pointDecoders(mode)
 	for i, dst := range [4]*[]bls12381.G1Affine{&p.H, &p.L, &p.A, &p.BG1} {
 		if *dst, err = decodeSection(b, secs[i], g1); err != nil {
 			return nil, err
@@ -103,51 +73,112 @@ func DecodeParameters(b []byte, mode DecodeMode) (*Parameters, error) {
 	return p, nil
 }
 
+// parseLayout decodes the verifying key of a parameters encoding and locates its five point
+// sections (h, l, a, b_g1, b_g2, in file order), checking their counts against len(b).
+func parseLayout(b []byte, mode DecodeMode) (*VerifyingKey, [5]paramSection, error) {
+	secs := [5]paramSection{
+		{name: "h", size: G1UncompressedSize},
+		{name: "l", size: G1UncompressedSize},
+		{name: "a", size: G1UncompressedSize},
+		{name: "b_g1", size: G1UncompressedSize},
+		{name: "b_g2", size: G2UncompressedSize},
+	}
+	vk, off, err := decodeVK(b, mode)
+	if err != nil {
+		return nil, secs, err
+	}
+	for i := range secs {
+		n, err := readCount(b, off, secs[i].name, secs[i].size)
+		if err != nil {
+			return nil, secs, err
+		}
+		secs[i].start = off + 4
+		secs[i].count = n
+		off = secs[i].start + n*secs[i].size
+	}
+	return vk, secs, nil
+}
+
+// pointDecoders returns the decoders of one G1 and one G2 point of a parameters section:
+// uncompressed, checked as mode says, never the point at infinity.
+func pointDecoders(mode DecodeMode) (g1 func(*bls12381.G1Affine, []byte) error, g2 func(*bls12381.G2Affine, []byte) error) {
+	g1 = func(q *bls12381.G1Affine, at []byte) error {
+		if err := decodeG1Uncompressed(q, at, mode); err != nil {
+			return err
+		}
+		if q.IsInfinity() {
+			return errInfinity
+		}
+		return nil
+	}
+	g2 = func(q *bls12381.G2Affine, at []byte) error {
+		if err := decodeG2Uncompressed(q, at, mode); err != nil {
+			return err
+		}
+		if q.IsInfinity() {
+			return errInfinity
+		}
+		return nil
+	}
+	return g1, g2
+}
+
 // decodeSection decodes the s.count points of section s from b with decode, in batches of
 // GOMAXPROCS·decodeChunk points, each batch split across GOMAXPROCS goroutines in chunks of
 // at most decodeChunk. The slice grows as batches validate (see growLimit). It returns the
 // lowest-offset fault as a *DecodeError; batches after a faulty one are not decoded.
 func decodeSection[T any](b []byte, s paramSection, decode func(p *T, at []byte) error) ([]T, error) {
-	workers := runtime.GOMAXPROCS(0)
-	batch := workers * decodeChunk
+	batch := runtime.GOMAXPROCS(0) * decodeChunk
 	var pts []T
 	for lo := 0; lo < s.count; lo += batch {
 		hi := min(lo+batch, s.count)
 		pts = growPoints(pts, hi, s.count)
-		var (
-			mu       sync.Mutex
-			firstErr *DecodeError
-		)
-		// A batch smaller than a full one (a small section, or the last batch) is still
-		// spread over every goroutine.
-		chunk := min(decodeChunk, (hi-lo+workers-1)/workers)
-		var wg sync.WaitGroup
-		for c := lo; c < hi; c += chunk {
-			ce := min(c+chunk, hi)
-			wg.Go(func() {
-				for i := c; i < ce; i++ {
-					at := s.start + i*s.size
-					if err := decode(&pts[i], b[at:at+s.size]); err != nil {
-						e := decodeErr(s.name, i, int64(at), err)
-						mu.Lock()
-						if firstErr == nil || e.Offset < firstErr.Offset {
-							firstErr = e
-						}
-						mu.Unlock()
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if firstErr != nil {
-			return nil, firstErr
+		if err := decodeRange(b, s, lo, pts[lo:hi], decode); err != nil {
+			return nil, err
 		}
 	}
 	if pts == nil {
 		pts = []T{}
 	}
 	return pts, nil
+}
+
+// decodeRange decodes points lo … lo+len(dst)−1 of section s into dst, split across
+// GOMAXPROCS goroutines in chunks of at most decodeChunk, and returns the lowest-offset fault
+// as a *DecodeError (nil when there is none). The caller checked the range against s.count.
+func decodeRange[T any](b []byte, s paramSection, lo int, dst []T, decode func(p *T, at []byte) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	hi := lo + len(dst)
+	var (
+		mu       sync.Mutex
+		firstErr *DecodeError
+	)
+	// A range smaller than a full batch (a small section, or the last batch) is still spread
+	// over every goroutine.
+	chunk := max(1, min(decodeChunk, (hi-lo+workers-1)/workers))
+	var wg sync.WaitGroup
+	for c := lo; c < hi; c += chunk {
+		ce := min(c+chunk, hi)
+		wg.Go(func() {
+			for i := c; i < ce; i++ {
+				at := s.start + i*s.size
+				if err := decode(&dst[i-lo], b[at:at+s.size]); err != nil {
+					e := decodeErr(s.name, i, int64(at), err)
+					mu.Lock()
+					if firstErr == nil || e.Offset < firstErr.Offset {
+						firstErr = e
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return nil
 }
 
 // growPoints returns pts resliced to n points, reallocating when n exceeds its capacity: to
@@ -299,4 +330,227 @@ func (p *Parameters) WriteParametersFile(path string) error {
 		return fmt.Errorf("write parameters file %s: %w", path, err)
 	}
 	return nil
+}
+
+// MappedParameters is a bellperson parameters file kept in its encoding: the verifying key is
+// decoded, the five point sections stay where they are (a read-only mapping of the file, or a
+// caller's bytes) and are decoded on demand, a range or a chunk at a time, by whoever needs
+// them — a GPU uploading them chunk by chunk, or a CPU prover. The points then cost the heap
+// only the chunk being decoded; the mapping's pages are page cache, which DropPages takes out of
+// the process's resident set once a section is uploaded.
+//
+// Decoding checks each point as DecodeParameters does (mode, and never the point at infinity)
+// and reports a bad point as a *DecodeError naming its section, index and file offset. The
+// section counts are checked against the file's length when it is opened, the points only when
+// decoded. Methods are safe for concurrent use; Close must not run concurrently with the others.
+type MappedParameters struct {
+	VK VerifyingKey
+
+	b       []byte
+	secs    [5]paramSection
+	mode    DecodeMode
+	release func() error
+	g1      func(*bls12381.G1Affine, []byte) error
+	g2      func(*bls12381.G2Affine, []byte) error
+}
+
+// OpenParametersFile maps the bellperson parameters file at path read-only (a plain read on
+// systems without mmap) and decodes its verifying key. The file must not be modified or
+// truncated while it is open. Close unmaps it.
+func OpenParametersFile(path string, mode DecodeMode) (*MappedParameters, error) {
+	b, release, err := mapFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open parameters file: %w", err)
+	}
+	m, err := MapParameters(b, mode)
+	if err != nil {
+		if rerr := release(); rerr != nil {
+			err = fmt.Errorf("%w (and %v)", err, rerr)
+		}
+		return nil, fmt.Errorf("open parameters file %s: %w", path, err)
+	}
+	m.release = release
+	return m, nil
+}
+
+// MapParameters is OpenParametersFile over an encoding already in memory; b must not change
+// while m is used.
+func MapParameters(b []byte, mode DecodeMode) (*MappedParameters, error) {
+	vk, secs, err := parseLayout(b, mode)
+	if err != nil {
+		return nil, err
+	}
+	m := &MappedParameters{VK: *vk, b: b, secs: secs, mode: mode}
+	m.g1, m.g2 = pointDecoders(mode)
+	return m, nil
+}
+
+// Close releases the mapping; m is not used afterwards.
+func (m *MappedParameters) Close() error {
+	m.b = nil
+	if m.release == nil {
+		return nil
+	}
+	r := m.release
+	m.release = nil
+	return r()
+}
+
+// Len returns the number of points of section sec.
+func (m *MappedParameters) Len(sec primitive.Section) int {
+	if sec < primitive.SectionH || sec > primitive.SectionBG2 {
+		return 0
+	}
+	return m.secs[sec].count
+}
+
+// Bytes returns the size of the point sections in the file, in bytes: what DecodeParameters
+// would put on the heap (96 per G1 point, 192 per G2 point).
+func (m *MappedParameters) Bytes() int64 {
+	var n int64
+	for _, s := range m.secs {
+		n += int64(s.count) * int64(s.size)
+	}
+	return n
+}
+
+// section returns sec's layout, checking that it is a section of kind g2 (or G1) and that
+// [off, off+n) lies in it.
+func (m *MappedParameters) section(sec primitive.Section, g2 bool, off, n int) (paramSection, error) {
+	if m.b == nil {
+		return paramSection{}, errors.New("prover: mapped parameters are closed")
+	}
+	if sec < primitive.SectionH || sec > primitive.SectionBG2 || (sec == primitive.SectionBG2) != g2 {
+		return paramSection{}, fmt.Errorf("prover: section %v is not a %s section", sec, map[bool]string{false: "G1", true: "G2"}[g2])
+	}
+	s := m.secs[sec]
+	if off < 0 || n < 0 || off > s.count-n {
+		return paramSection{}, fmt.Errorf("prover: points %d..%d of section %q, which has %d", off, off+n, s.name, s.count)
+	}
+	return s, nil
+}
+
+// G1 decodes points off … off+len(dst)−1 of the G1 section sec (H, L, A or B_G1) into dst, on
+// all cores.
+func (m *MappedParameters) G1(sec primitive.Section, off int, dst []bls12381.G1Affine) error {
+	s, err := m.section(sec, false, off, len(dst))
+	if err != nil {
+		return err
+	}
+	return decodeRange(m.b, s, off, dst, m.g1)
+}
+
+// G2 decodes points off … off+len(dst)−1 of B_G2 into dst, on all cores.
+func (m *MappedParameters) G2(off int, dst []bls12381.G2Affine) error {
+	s, err := m.section(primitive.SectionBG2, true, off, len(dst))
+	if err != nil {
+		return err
+	}
+	return decodeRange(m.b, s, off, dst, m.g2)
+}
+
+// EachG1 decodes the G1 section sec in chunks of at most len(buf) points into buf and calls f
+// with each chunk's first index and its points, in order; buf is reused, so f must copy what it
+// keeps. It stops at the first error, of decoding or of f.
+func (m *MappedParameters) EachG1(sec primitive.Section, buf []bls12381.G1Affine, f func(off int, pts []bls12381.G1Affine) error) error {
+	return eachChunk(m.Len(sec), len(buf), func(off, n int) error {
+		if err := m.G1(sec, off, buf[:n]); err != nil {
+			return err
+		}
+		return f(off, buf[:n])
+	})
+}
+
+// EachG2 is EachG1 for B_G2.
+func (m *MappedParameters) EachG2(buf []bls12381.G2Affine, f func(off int, pts []bls12381.G2Affine) error) error {
+	return eachChunk(m.Len(primitive.SectionBG2), len(buf), func(off, n int) error {
+		if err := m.G2(off, buf[:n]); err != nil {
+			return err
+		}
+		return f(off, buf[:n])
+	})
+}
+
+// eachChunk calls f(off, n) for consecutive chunks of at most chunk of count items.
+func eachChunk(count, chunk int, f func(off, n int) error) error {
+	if chunk < 1 && count > 0 {
+		return errors.New("prover: decode chunks: empty buffer")
+	}
+	for off := 0; off < count; off += chunk {
+		if err := f(off, min(chunk, count-off)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DropPages takes section sec's pages out of the process's resident set (Linux:
+// madvise(MADV_DONTNEED) on the mapping; they stay in the page cache and are read again if
+// decoded later). Call it once the section is uploaded. Elsewhere, and for parameters from
+// MapParameters, it does nothing.
+func (m *MappedParameters) DropPages(sec primitive.Section) error {
+	if m.release == nil || sec < primitive.SectionH || sec > primitive.SectionBG2 {
+		return nil
+	}
+	s := m.secs[sec]
+	return dropPages(m.b[s.start : s.start+s.count*s.size])
+}
+
+// Decode decodes every point: the Parameters DecodeParameters returns for the same bytes.
+func (m *MappedParameters) Decode() (*Parameters, error) {
+	if m.b == nil {
+		return nil, errors.New("prover: mapped parameters are closed")
+	}
+	p := &Parameters{VK: m.VK}
+	var err error
+	for i, dst := range [4]*[]bls12381.G1Affine{&p.H, &p.L, &p.A, &p.BG1} {
+		if *dst, err = decodeSection(m.b, m.secs[i], m.g1); err != nil {
+			return nil, err
+		}
+	}
+	if p.BG2, err = decodeSection(m.b, m.secs[4], m.g2); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Identity returns the identity Parameters.Identity gives the decoded parameters, without
+// decoding more than each section's first and last point: the same SHA-256, over the verifying
+// key's encoding, then per section its length (u64 big-endian) and its first and last points'
+// RawBytes (identity.go).
+func (m *MappedParameters) Identity() (string, error) {
+	if m.b == nil {
+		return "", errors.New("prover: mapped parameters are closed")
+	}
+	h := sha256.New()
+	if vk, err := m.VK.MarshalBinary(); err == nil {
+		h.Write(vk)
+	}
+	var buf [8]byte
+	for sec := primitive.SectionH; sec <= primitive.SectionBG2; sec++ {
+		n := m.Len(sec)
+		binary.BigEndian.PutUint64(buf[:], uint64(n))
+		h.Write(buf[:])
+		if n == 0 {
+			continue
+		}
+		for _, i := range []int{0, n - 1} {
+			if sec == primitive.SectionBG2 {
+				var q [1]bls12381.G2Affine
+				if err := m.G2(i, q[:]); err != nil {
+					return "", err
+				}
+				b := q[0].RawBytes()
+				h.Write(b[:])
+			} else {
+				var q [1]bls12381.G1Affine
+				if err := m.G1(sec, i, q[:]); err != nil {
+					return "", err
+				}
+				b := q[0].RawBytes()
+				h.Write(b[:])
+			}
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -33,8 +33,37 @@ func (a *Assignment) ReleaseEvaluations() { a.A, a.B, a.C = nil, nil, nil }
 // number of variables or constraints than its compiled shape.
 var ErrShapeMismatch = errors.New("synth: circuit does not match its compiled shape")
 
+// Buffers are vectors a caller lends SynthesizeInto to hold an assignment, so that partitions
+// of one shape reuse the same memory instead of leaving it to the garbage collector: W for
+// w = inputs ‖ aux (NumInputs + NumAux elements), A, B and C for the evaluations (NumRows
+// elements each). A vector whose capacity is too small is allocated instead. Their contents
+// are overwritten.
+type Buffers struct {
+	W, A, B, C []fr.Element
+}
+
+// Buffers returns the assignment's vectors for reuse by a later SynthesizeInto: A, B and C are
+// nil once ReleaseEvaluations has run. The assignment must not be used afterwards.
+func (a *Assignment) Buffers() Buffers {
+	return Buffers{W: a.W, A: a.A, B: a.B, C: a.C}
+}
+
 // Synthesize runs circuit in witness mode and evaluates A·w, B·w and C·w from shape on all cores.
 func Synthesize(ctx context.Context, shape *Shape, circuit Circuit) (*Assignment, error) {
+	return SynthesizeInto(ctx, shape, circuit, Buffers{})
+}
+
+// reuse returns buf[:n] when its capacity suffices, else a new zeroed vector of n elements.
+func reuse(buf []fr.Element, n int) []fr.Element {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]fr.Element, n)
+}
+
+// SynthesizeInto is Synthesize writing the assignment into buf's vectors where they are large
+// enough (see Buffers). The result is the same as Synthesize's whatever buf held.
+func SynthesizeInto(ctx context.Context, shape *Shape, circuit Circuit, buf Buffers) (*Assignment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -45,7 +74,7 @@ func Synthesize(ctx context.Context, shape *Shape, circuit Circuit) (*Assignment
 	if nIn < 1 {
 		return nil, fmt.Errorf("%w: shape has no ONE input", ErrShapeMismatch)
 	}
-	w := make([]fr.Element, nIn+nAux)
+	w := reuse(buf.W, nIn+nAux)
 	cs := &CS{mode: modeWitness, inputs: w[:1:nIn], aux: w[nIn : nIn : nIn+nAux], layout: shape.parallel}
 	cs.inputs[0].SetOne()
 	if err := runCircuit(circuit, cs); err != nil {
@@ -61,7 +90,7 @@ func Synthesize(ctx context.Context, shape *Shape, circuit Circuit) (*Assignment
 		Inputs: w[:nIn:nIn],
 		Aux:    w[nIn:],
 	}
-	if err := asg.evaluate(ctx); err != nil {
+	if err := asg.evaluate(ctx, buf); err != nil {
 		return nil, err
 	}
 	return asg, nil
@@ -70,13 +99,14 @@ func Synthesize(ctx context.Context, shape *Shape, circuit Circuit) (*Assignment
 // evalChunkRows is the number of rows one goroutine evaluates at a time.
 const evalChunkRows = 1 << 14
 
-// evaluate fills A, B, C: the circuit's rows in parallel, then the input rows.
-func (a *Assignment) evaluate(ctx context.Context) error {
+// evaluate fills A, B, C, in buf's vectors where large enough: the circuit's rows in parallel,
+// then the input rows (a = input_i, b = c = 0).
+func (a *Assignment) evaluate(ctx context.Context, buf Buffers) error {
 	s := a.Shape
 	rows := s.NumRows()
-	a.A = make([]fr.Element, rows)
-	a.B = make([]fr.Element, rows)
-	a.C = make([]fr.Element, rows)
+	a.A = reuse(buf.A, rows)
+	a.B = reuse(buf.B, rows)
+	a.C = reuse(buf.C, rows)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for lo := 0; lo < s.NumConstraints; lo += evalChunkRows {
@@ -95,5 +125,7 @@ func (a *Assignment) evaluate(ctx context.Context) error {
 		return fmt.Errorf("evaluate constraints: %w", err)
 	}
 	copy(a.A[s.NumConstraints:], a.Inputs)
+	clear(a.B[s.NumConstraints:])
+	clear(a.C[s.NumConstraints:])
 	return nil
 }

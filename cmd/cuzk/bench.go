@@ -40,6 +40,7 @@ func runBench(ctx context.Context, args []string) error {
 	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg (one subdirectory per run when there are several)")
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
 	randomParams := fs.Bool("random-params", false, "random points instead of an INSECURE setup: no setup time, but the proofs do not verify (and are not checked)")
+	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
@@ -128,7 +129,7 @@ func runBench(ctx context.Context, args []string) error {
 		for _, w := range workers {
 			run := benchRun{cf: &cf, shape: shape, params: params, devs: devs, workers: w, jobs: *jobs,
 				partitions: *partitions, synth: *synthConc, cpuFallback: *cpuFallback, out: *outDir, width: *width,
-				budget: budget, noVerify: *randomParams, plan: plan}
+				budget: budget, noVerify: *randomParams, plan: plan, memProfile: *memProfile}
 			if several {
 				run.out = filepath.Join(*outDir, fmt.Sprintf("gpus%d-w%d", len(devs), w))
 			}
@@ -173,6 +174,7 @@ type benchRun struct {
 	budget            int64 // 0: the engine's default
 	noVerify          bool  // random parameters: the proofs cannot verify
 	plan              memoryPlan
+	memProfile        string // heap profile at the peak RSS ("" none)
 }
 
 func (b *benchRun) do(ctx context.Context) error {
@@ -207,10 +209,11 @@ func (b *benchRun) do(ctx context.Context) error {
 	}
 	inBar.Done()
 	bar := progress.New(os.Stderr, "partitions proved", int64(total), progress.WithUnit("partitions"))
+	mem := &memSampler{profile: b.memProfile}
 	opts := []engine.Option{
 		engine.WithDevices(b.devs...),
 		engine.WithWorkersPerDevice(b.workers),
-		engine.WithTimeline(timeline.Multi(&rec, lines, partitionCounter(bar))),
+		engine.WithTimeline(timeline.Multi(&rec, lines, partitionCounter(bar), mem.hook())),
 		// Every proof is verified after the timed run (below), so the engine's own check
 		// would only add to the measured work.
 		engine.WithoutSelfCheck(),
@@ -239,6 +242,9 @@ func (b *benchRun) do(ctx context.Context) error {
 	resetPeakRSS()
 
 	benchStart := time.Now()
+	mem.start = benchStart
+	mem.eng.Store(eng)
+	mem.sample(false)
 	handles := make([]*engine.Handle, b.jobs)
 	for j := range handles {
 		jf := jfs[j]
@@ -297,6 +303,7 @@ func (b *benchRun) do(ctx context.Context) error {
 		fmt.Printf("peak host RSS: %.2f GiB\n", float64(rss)/(1<<30))
 		printMeasuredMemory(rss, rssStart, st.PeakReserved, b.plan.partition)
 	}
+	mem.print(os.Stdout, 40)
 	fmt.Println()
 	return reportTimeline(rec.Events(), b.width, false,
 		filepath.Join(b.out, "bench.trace.json"), filepath.Join(b.out, "bench.svg"))

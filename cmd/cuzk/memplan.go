@@ -3,11 +3,18 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/pprof"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cuzk-go/cuzk/engine"
+	"github.com/cuzk-go/cuzk/internal/atomicfile"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
+	"github.com/cuzk-go/cuzk/timeline"
 )
 
 // memoryPlan is what a benchmark will hold on the host, predicted before the parameters are
@@ -109,4 +116,128 @@ func gibs(b int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 	}
 	return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+}
+
+// memSample is the host memory at one moment of a run, in bytes: the process's resident set
+// (VmRSS), the Go heap (runtime.MemStats: HeapInuse, HeapIdle − HeapReleased kept but unused,
+// Sys − HeapReleased all the runtime holds from the OS) and the engine's accounting.
+type memSample struct {
+	at                   time.Duration // since the run started
+	proved               int           // partitions proved so far
+	rss, rssFile         int64         // VmRSS, and its file-backed part RssFile (mapped files, libraries)
+	heapInuse, heapKept  int64
+	goHeld               int64 // Sys − HeapReleased
+	reserved, pooled     int64
+	inFlight, numGC      int
+	resident, heapTarget int64
+}
+
+// memSampler samples the host memory each time a partition is proved (FINALIZE_END), for the
+// table printed after a run, and writes a heap profile at each new peak of the resident set
+// when profile is set.
+type memSampler struct {
+	start   time.Time
+	profile string
+	eng     atomic.Pointer[engine.Engine]
+
+	mu      sync.Mutex
+	proved  int
+	peak    int64
+	samples []memSample
+	err     error // the first error writing the profile
+}
+
+// hook returns the timeline hook that samples.
+func (m *memSampler) hook() timeline.Hook {
+	return timeline.HookFunc(func(ev timeline.Event) {
+		if ev.Kind == timeline.FinalizeEnd && !strings.Contains(ev.Detail, "error") {
+			m.sample(true)
+		}
+	})
+}
+
+// sample records the memory now; proved counts one more partition.
+func (m *memSampler) sample(proved bool) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	rss, _ := procStatus("VmRSS:")
+	rssFile, _ := procStatus("RssFile:")
+	s := memSample{
+		at:         time.Since(m.start),
+		rss:        rss,
+		rssFile:    rssFile,
+		heapInuse:  int64(ms.HeapInuse),
+		heapKept:   int64(ms.HeapIdle - ms.HeapReleased),
+		goHeld:     int64(ms.Sys - ms.HeapReleased),
+		numGC:      int(ms.NumGC),
+		heapTarget: int64(ms.NextGC),
+	}
+	if e := m.eng.Load(); e != nil {
+		st := e.Stats()
+		s.reserved, s.pooled, s.resident = st.Reserved, st.Pooled, st.Resident
+		s.inFlight = st.Synthesizing + st.QueuedDevice + st.OnDevice
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if proved {
+		m.proved++
+	}
+	s.proved = m.proved
+	m.samples = append(m.samples, s)
+	if rss > m.peak {
+		m.peak = rss
+		if m.profile != "" && m.err == nil {
+			m.err = writeHeapProfile(m.profile)
+		}
+	}
+}
+
+// writeHeapProfile writes the heap profile (as of the last collection) to path atomically.
+func writeHeapProfile(path string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		return pprof.Lookup("heap").WriteTo(w, 0)
+	}, atomicfile.Overwrite())
+}
+
+// print writes the samples as a table, at most maxRows of them (evenly spaced, the peak of the
+// resident set always shown).
+func (m *memSampler) print(w io.Writer, maxRows int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.samples) == 0 {
+		return
+	}
+	peak := 0
+	for i, s := range m.samples {
+		if s.rss > m.samples[peak].rss {
+			peak = i
+		}
+	}
+	step := (len(m.samples) + maxRows - 1) / maxRows
+	mib := func(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
+	fmt.Fprintf(w, "host memory at each partition proved (MiB):\n")
+	fmt.Fprintf(w, "  %8s %6s %8s %7s %8s %8s %8s %8s %9s %8s %8s %9s %3s %5s\n",
+		"t (s)", "proved", "RSS", "file", "heap use", "kept", "Go held", "other", "resident", "reserved", "pooled", "GC target", "in", "GCs")
+	for i, s := range m.samples {
+		if i%step != 0 && i != peak && i != len(m.samples)-1 {
+			continue
+		}
+		mark := ""
+		if i == peak {
+			mark = "  ← peak RSS"
+		}
+		fmt.Fprintf(w, "  %8.1f %6d %8s %7s %8s %8s %8s %8s %9s %8s %8s %9s %3d %5d%s\n",
+			s.at.Seconds(), s.proved, mib(s.rss), mib(s.rssFile), mib(s.heapInuse), mib(s.heapKept), mib(s.goHeld),
+			mib(s.rss-s.goHeld), mib(s.resident), mib(s.reserved), mib(s.pooled), mib(s.heapTarget),
+			s.inFlight, s.numGC, mark)
+	}
+	fmt.Fprintf(w, "  file: RssFile (mapped files, libraries); heap use: HeapInuse; kept: HeapIdle − HeapReleased (free, not returned to the OS);\n"+
+		"  Go held: Sys − HeapReleased; other: RSS − Go held (cgo and driver memory, mapped files); in: partitions in flight\n")
+	if m.profile != "" {
+		if m.err != nil {
+			fmt.Fprintf(w, "heap profile: %v\n", m.err)
+		} else {
+			fmt.Fprintf(w, "heap profile at the peak RSS (%s): %s (go tool pprof -sample_index=inuse_space)\n", gibs(m.peak), m.profile)
+		}
+	}
 }

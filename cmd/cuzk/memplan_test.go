@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -68,4 +71,37 @@ func TestBenchSmall(t *testing.T) {
 		require.NoError(t, run(context.Background(), args))
 		require.FileExists(t, filepath.Join(out, "bench.timeline"))
 	}
+}
+
+// TestMemSampler: the table has a row per sample, marks the peak of the resident set, and the
+// heap profile is written at it.
+func TestMemSampler(t *testing.T) {
+	m := &memSampler{start: time.Now(), profile: filepath.Join(t.TempDir(), "heap.pprof")}
+	m.sample(false)
+	for range 3 {
+		m.sample(true)
+	}
+	var out bytes.Buffer
+	m.print(&out, 40)
+	s := out.String()
+	require.Contains(t, s, "host memory at each partition proved (MiB)")
+	require.Contains(t, s, "← peak RSS")
+	require.Equal(t, 3, m.proved)
+	require.Len(t, m.samples, 4)
+	for _, smp := range m.samples {
+		require.Positive(t, smp.heapInuse)
+		require.Positive(t, smp.goHeld)
+	}
+	if runtime.GOOS == "linux" {
+		require.Positive(t, m.samples[0].rss)
+		require.FileExists(t, m.profile)
+		require.Contains(t, s, "heap profile at the peak RSS")
+	}
+	// Many samples: at most maxRows rows (+ the peak and the last).
+	for range 100 {
+		m.sample(true)
+	}
+	out.Reset()
+	m.print(&out, 10)
+	require.LessOrEqual(t, strings.Count(out.String(), "\n"), 10+2+5, "rows, the peak, the last, 5 lines of headings and notes")
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package prover
+
+// dropPages does nothing where madvise is not used: the pages stay resident until Close.
+func dropPages([]byte) error { return nil }

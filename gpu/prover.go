@@ -11,6 +11,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/prover/primitive"
+	"github.com/cuzk-go/cuzk/synth"
 )
 
 // ProverDevice runs a Groth16 prover's primitives on one GPU: it implements primitive.Device,
@@ -27,6 +28,12 @@ type ProverDevice struct {
 	dev *Device
 
 	upload sync.Mutex // one SRS upload at a time, so an identity is uploaded once
+
+	// shapeMu is held for reading while a resident shape evaluates (outside the kernel lock),
+	// and for writing to upload, evict or free one, so that a shape is uploaded once and never
+	// freed while in use.
+	shapeMu sync.RWMutex
+	shapes  map[*synth.Shape]*Shape // resident matrices, by the compiled shape they came from
 
 	mu     sync.Mutex
 	srs    map[string]*SRS
@@ -46,16 +53,18 @@ const stagingHostBytes = 2 * 64 << 20
 // synchronous, so host-clock intervals around the calls are device time. Upload happens outside
 // the kernel lock, where it overlaps another worker's kernels; every other stage runs under it.
 type Breakdown struct {
-	Partitions int           // quotients computed, one per partition
-	SRSUpload  time.Duration // uploading parameters (once per identity)
-	Upload     time.Duration // staging A·w, B·w, C·w, w and compacting the A and B scalars
-	NTT        time.Duration // the seven NTTs of H
-	Pointwise  time.Duration // (a·b − c)/Z on the coset
-	MSMH       time.Duration
-	MSMA       time.Duration
-	MSMB1      time.Duration
-	MSML       time.Duration
-	MSMB2      time.Duration
+	Partitions  int           // quotients computed, one per partition
+	SRSUpload   time.Duration // uploading parameters (once per identity)
+	Upload      time.Duration // staging A·w, B·w, C·w, w (or w alone) and compacting the A and B scalars
+	ShapeUpload time.Duration // uploading shapes' matrices for evaluation (once per shape)
+	Evaluate    time.Duration // computing A·w, B·w, C·w on the device, outside the kernel lock
+	NTT         time.Duration // the seven NTTs of H
+	Pointwise   time.Duration // (a·b − c)/Z on the coset
+	MSMH        time.Duration
+	MSMA        time.Duration
+	MSMB1       time.Duration
+	MSML        time.Duration
+	MSMB2       time.Duration
 }
 
 // Locked returns the time spent under the kernel lock, the SRS upload excepted.
@@ -83,7 +92,7 @@ func (p *ProverDevice) timed(stage func(*Breakdown) *time.Duration, f func() err
 
 // NewProverDevice returns the prover device of dev.
 func NewProverDevice(dev *Device) *ProverDevice {
-	return &ProverDevice{dev: dev, srs: make(map[string]*SRS)}
+	return &ProverDevice{dev: dev, srs: make(map[string]*SRS), shapes: make(map[*synth.Shape]*Shape)}
 }
 
 // ProverDevices loads the library (see Load) and returns one prover device per CUDA device. Its
@@ -270,7 +279,7 @@ func (p *ProverDevice) evict(ctx context.Context, s *SRS) error {
 	return s.free()
 }
 
-// Close frees every resident SRS and the idle workspaces, once no partition runs (it waits for
+// Close frees every resident SRS, shape and the idle workspaces, once no partition runs (it waits for
 // the kernel lock). Workspaces still held by tasks are freed when the tasks release them; later
 // Resident calls fail with ErrClosed.
 func (p *ProverDevice) Close() error {
@@ -292,6 +301,12 @@ func (p *ProverDevice) Close() error {
 	for _, ws := range idle {
 		errs = append(errs, ws.free())
 	}
+	p.shapeMu.Lock()
+	for k, sh := range p.shapes {
+		errs = append(errs, sh.Close())
+		delete(p.shapes, k)
+	}
+	p.shapeMu.Unlock()
 	return errors.Join(errs...)
 }
 
@@ -507,4 +522,120 @@ func (ws *workspace) MSMG2(ctx context.Context, bases primitive.Bases, sb primit
 		return err
 	})
 	return out, err
+}
+
+// EvaluatesShape implements primitive.Evaluator: a workspace of this device stages a partition
+// of any shape from w alone (StageWitness), computing A·w, B·w, C·w with the shape's matrices
+// resident on the device.
+func (p *ProverDevice) EvaluatesShape(*synth.Shape) bool { return true }
+
+// ShapeBytes returns the device memory the resident shapes' matrices take, in bytes (about
+// synth.Shape.Bytes() each, less the densities).
+func (p *ProverDevice) ShapeBytes() int64 {
+	p.shapeMu.RLock()
+	defer p.shapeMu.RUnlock()
+	var n int64
+	for s := range p.shapes {
+		n += int64(s.Bytes())
+	}
+	return n
+}
+
+// EvictShape frees the matrices of shape resident on the device, if any, once no partition is
+// evaluating with them; a later partition of shape uploads them again.
+func (p *ProverDevice) EvictShape(shape *synth.Shape) error {
+	p.shapeMu.Lock()
+	defer p.shapeMu.Unlock()
+	sh := p.shapes[shape]
+	if sh == nil {
+		return nil
+	}
+	delete(p.shapes, shape)
+	return sh.Close()
+}
+
+// withShape runs f with shape's matrices resident on the device, uploading them the first time.
+func (p *ProverDevice) withShape(ctx context.Context, shape *synth.Shape, f func(*Shape) error) error {
+	p.shapeMu.RLock()
+	sh := p.shapes[shape]
+	if sh == nil {
+		p.shapeMu.RUnlock()
+		if err := p.uploadShape(ctx, shape); err != nil {
+			return err
+		}
+		p.shapeMu.RLock()
+		sh = p.shapes[shape]
+	}
+	defer p.shapeMu.RUnlock()
+	if sh == nil { // evicted between the upload and here
+		return fmt.Errorf("gpu: device %d: shape evicted while staging: %w", p.dev.Index(), ErrClosed)
+	}
+	return f(sh)
+}
+
+// uploadShape makes shape resident unless it already is.
+func (p *ProverDevice) uploadShape(ctx context.Context, shape *synth.Shape) error {
+	p.shapeMu.Lock()
+	defer p.shapeMu.Unlock()
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return fmt.Errorf("gpu: device %d: %w", p.dev.Index(), ErrClosed)
+	}
+	if p.shapes[shape] != nil {
+		return nil
+	}
+	return p.timed(func(b *Breakdown) *time.Duration { return &b.ShapeUpload }, func() error {
+		sh, err := p.dev.UploadShape(ctx, shape)
+		if err != nil {
+			return fmt.Errorf("gpu: device %d: %w", p.dev.Index(), err)
+		}
+		p.shapes[shape] = sh
+		return nil
+	})
+}
+
+// StageWitness implements primitive.WitnessStager: w is uploaded — compactly (synth.EncodeWitness,
+// decoded on the device) when its encoding is smaller than w, else as it is — and the
+// evaluations computed from shape's resident matrices into BufA, BufB, BufC, zero-padded to the
+// domain.
+func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element) error {
+	wb, err := ws.buf(primitive.BufW)
+	if err != nil {
+		return err
+	}
+	if len(w) != shape.NumInputs+shape.NumAux || len(w) > wb.Len() {
+		return fmt.Errorf("gpu: stage witness: %d values for a shape of %d and a buffer of %d",
+			len(w), shape.NumInputs+shape.NumAux, wb.Len())
+	}
+	var out [3]*Scalars
+	for i, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
+		if out[i], err = ws.buf(b); err != nil {
+			return err
+		}
+	}
+	err = ws.p.timed(stageUpload, func() error {
+		cw, err := synth.EncodeWitness(w)
+		if err != nil {
+			return err
+		}
+		if cw.Bytes() < len(w)*fr.Bytes {
+			err = wb.UploadWitness(ctx, 0, cw)
+		} else {
+			err = wb.Upload(ctx, 0, w)
+		}
+		if err != nil {
+			return err
+		}
+		return wb.Zero(ctx, len(w), wb.Len()-len(w))
+	})
+	if err != nil {
+		return err
+	}
+	return ws.p.withShape(ctx, shape, func(sh *Shape) error {
+		return ws.p.timed(func(b *Breakdown) *time.Duration { return &b.Evaluate }, func() error {
+			return sh.Evaluate(ctx, wb, out[0], out[1], out[2], ws.dims.Domain)
+		})
+	})
 }

@@ -31,6 +31,15 @@ func EstimatePartitionBytes(shape *synth.Shape, devs ...prover.Device) (total, e
 	return evaluations + (int64(shape.NumInputs)+int64(shape.NumAux))*el + dev, evaluations
 }
 
+// EstimateWitnessPartitionBytes is EstimatePartitionBytes for a partition synthesized
+// witness-only, whose devices compute A·w, B·w and C·w themselves (WithDeviceEvaluation):
+//
+//	total = |w|·32 + max over devs of dev.HostBytes(shape)
+func EstimateWitnessPartitionBytes(shape *synth.Shape, devs ...prover.Device) int64 {
+	total, evaluations := EstimatePartitionBytes(shape, devs...)
+	return total - evaluations
+}
+
 // defaultMemoryBudget returns DefaultBudget of the detected memory limit and the limit, or
 // DefaultMemoryBudget where no limit can be read.
 func defaultMemoryBudget() (int64, MemoryLimit) {

@@ -111,6 +111,15 @@ func SynthesizeWitness(ctx context.Context, shape *Shape, circuit Circuit, buf [
 	}, nil
 }
 
+// Evaluate computes A, B and C from W on all cores, as Synthesize does: for an assignment of
+// SynthesizeWitness, or one whose evaluations were released.
+func (a *Assignment) Evaluate(ctx context.Context) error {
+	if len(a.W) != a.Shape.NumInputs+a.Shape.NumAux {
+		return fmt.Errorf("synth: evaluate: %d values, the shape has %d", len(a.W), a.Shape.NumInputs+a.Shape.NumAux)
+	}
+	return a.evaluate(ctx, Buffers{})
+}
+
 // evalChunkRows is the number of rows one goroutine evaluates at a time.
 const evalChunkRows = 1 << 14
 

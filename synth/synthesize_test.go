@@ -115,6 +115,11 @@ func TestSynthesizeWitness(t *testing.T) {
 			if b != nil {
 				require.Same(t, &b[0], &got.W[0], "w written in place")
 			}
+			require.NoError(t, got.Evaluate(ctx))
+			require.True(t, got.HasEvaluations())
+			require.Equal(t, want.A, got.A)
+			require.Equal(t, want.B, got.B)
+			require.Equal(t, want.C, got.C)
 		}
 		other := &circuits.Scalable{Constraints: 999, Inputs: 3, Seed: 2}
 		_, err = synth.SynthesizeWitness(ctx, shape, other, nil)

@@ -538,10 +538,17 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 // deviceEvaluates reports whether partitions of shape are synthesized witness-only: device
 // evaluation is on and every device evaluates shape itself.
 func (e *Engine) deviceEvaluates(shape *synth.Shape) bool {
-	if !e.cfg.deviceEval || len(e.cfg.devices) == 0 {
+	return e.cfg.deviceEval && DevicesEvaluate(shape, e.cfg.devices...)
+}
+
+// DevicesEvaluate reports whether every one of devs (at least one) computes A·w, B·w, C·w
+// itself for partitions of shape (prover.EvaluatesOnDevice): with WithDeviceEvaluation, the
+// engine then synthesizes the shape's partitions witness-only.
+func DevicesEvaluate(shape *synth.Shape, devs ...prover.Device) bool {
+	if len(devs) == 0 {
 		return false
 	}
-	for _, d := range e.cfg.devices {
+	for _, d := range devs {
 		if !prover.EvaluatesOnDevice(d, shape) {
 			return false
 		}

@@ -51,7 +51,8 @@ func TestEngineDeviceEvaluation(t *testing.T) {
 	ctx := testCtx(t)
 	job := scalableJob(t, 3)
 	full, eval := EstimatePartitionBytes(job.Shape, newHostEvaluator())
-	require.Equal(t, full-eval, EstimateWitnessPartitionBytes(job.Shape, newHostEvaluator()))
+	nw, _ := shapeLengths(job.Shape)
+	require.Equal(t, full-eval+4*int64(nw), EstimateWitnessPartitionBytes(job.Shape, newHostEvaluator()))
 	require.Equal(t, 3*int64(job.Shape.NumRows())*32, eval)
 
 	for _, tc := range []struct {

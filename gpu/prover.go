@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -24,6 +26,12 @@ import (
 // Compact — runs outside the kernel lock, so its copies overlap another worker's kernels; the
 // NTTs, the pointwise quotient and the MSMs run under it, all from device memory. The 0/1
 // scalars that dominate Filecoin witnesses take the MSM's bitmap path.
+//
+// A partition whose assignment carries no evaluations (synth.SynthesizeWitness) is staged from w
+// alone: w is uploaded (compactly when most of it is 0 or 1) and A·w, B·w, C·w are computed on
+// the device from the shape's matrices, uploaded once per *synth.Shape and kept resident until
+// EvictShape or Close (ShapeBytes says how much they take). This staging too runs outside the
+// kernel lock.
 type ProverDevice struct {
 	dev *Device
 
@@ -596,8 +604,36 @@ func (p *ProverDevice) uploadShape(ctx context.Context, shape *synth.Shape) erro
 	})
 }
 
+// compactWorthIt reports whether w's compact encoding (synth.CompactWitness) takes at most an
+// eighth of w's 32 bytes an element: when at most 3·len(w)/32 of its values are neither 0 nor
+// 1 (each costs 32 bytes; the classes and block counts cost under 1/4 + 4/512 byte an element).
+// Filecoin witnesses qualify (PoRep: about 2 %); w is scanned on all cores, nothing allocated.
+func compactWorthIt(w []fr.Element) bool {
+	limit := int64(3 * len(w) / 32)
+	var others atomic.Int64
+	var wg sync.WaitGroup
+	chunk := max(1<<16, (len(w)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0))
+	for lo := 0; lo < len(w); lo += chunk {
+		wg.Add(1)
+		go func(part []fr.Element) {
+			defer wg.Done()
+			one := fr.One()
+			var n int64
+			for i := range part {
+				if !part[i].IsZero() && part[i] != one {
+					n++
+				}
+			}
+			others.Add(n)
+		}(w[lo:min(lo+chunk, len(w))])
+	}
+	wg.Wait()
+	return others.Load() <= limit
+}
+
 // StageWitness implements primitive.WitnessStager: w is uploaded — compactly (synth.EncodeWitness,
-// decoded on the device) when its encoding is smaller than w, else as it is — and the
+// decoded on the device) when the encoding is at most an eighth of w (compactWorthIt), else as
+// it is, so that the host holds at most |w|·4 bytes more while staging — and the
 // evaluations computed from shape's resident matrices into BufA, BufB, BufC, zero-padded to the
 // domain.
 func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element) error {
@@ -615,13 +651,12 @@ func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []f
 			return err
 		}
 	}
-	err = ws.p.timed(stageUpload, func() error {
-		cw, err := synth.EncodeWitness(w)
-		if err != nil {
-			return err
-		}
-		if cw.Bytes() < len(w)*fr.Bytes {
-			err = wb.UploadWitness(ctx, 0, cw)
+	err = ws.p.timed(stageUpload, func() (err error) {
+		if compactWorthIt(w) {
+			var cw *synth.CompactWitness
+			if cw, err = synth.EncodeWitness(w); err == nil {
+				err = wb.UploadWitness(ctx, 0, cw)
+			}
 		} else {
 			err = wb.Upload(ctx, 0, w)
 		}

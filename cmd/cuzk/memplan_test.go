@@ -121,7 +121,7 @@ func TestMemoryPlanDeviceEval(t *testing.T) {
 	p, err := planMemory(shape, devs, nil, 2, 0, 4, 1<<40, true)
 	require.NoError(t, err)
 	require.True(t, p.deviceEval)
-	require.Equal(t, full-evals, p.partition)
+	require.Equal(t, full-evals+4*int64(shape.NumInputs+shape.NumAux), p.partition)
 	require.Zero(t, p.evals)
 	var out bytes.Buffer
 	p.print(&out)

@@ -37,7 +37,9 @@ import (
 // workspace of one fallback proof, fallbacks running one at a time — and a partition's estimated
 // bytes (EstimatePartitionBytes over the devices) are reserved before its synthesis starts, the
 // evaluations share released as soon as its device work ends and the rest after its
-// finalization. The vectors of a proved partition (A·w, B·w, C·w, w) are pooled for the
+// finalization (with WithDeviceEvaluation, a witness-only partition reserves
+// EstimateWitnessPartitionBytes and holds no evaluations). The vectors of a proved partition
+// (A·w, B·w, C·w, w; w alone when witness-only) are pooled for the
 // partitions waiting for synthesis rather than left to the garbage collector, and counted while
 // pooled. A synthesis starts only if resident + reserved + pooled + its reservation, less the
 // pooled vectors it takes, fits the budget. At most the queue depth of synthesized partitions

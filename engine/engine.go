@@ -37,7 +37,9 @@ import (
 // workspace of one fallback proof, fallbacks running one at a time — and a partition's estimated
 // bytes (EstimatePartitionBytes over the devices) are reserved before its synthesis starts, the
 // evaluations share released as soon as its device work ends and the rest after its
-// finalization. The vectors of a proved partition (A·w, B·w, C·w, w) are pooled for the
+// finalization (with WithDeviceEvaluation, a witness-only partition reserves
+// EstimateWitnessPartitionBytes and holds no evaluations). The vectors of a proved partition
+// (A·w, B·w, C·w, w; w alone when witness-only) are pooled for the
 // partitions waiting for synthesis rather than left to the garbage collector, and counted while
 // pooled. A synthesis starts only if resident + reserved + pooled + its reservation, less the
 // pooled vectors it takes, fits the budget. At most the queue depth of synthesized partitions
@@ -122,6 +124,7 @@ type config struct {
 	log              *slog.Logger
 	fallback         prover.Device
 	noSelfCheck      bool
+	deviceEval       bool
 }
 
 // WithDevices sets the devices the engine proves on (default: CPU()). The index of a device in
@@ -209,6 +212,19 @@ func WithoutSelfCheck() Option {
 
 // ErrSelfCheck is wrapped by the error of a job whose proof failed the engine's own verification.
 var ErrSelfCheck = errors.New("engine: self-check: proof does not verify")
+
+// WithDeviceEvaluation turns device evaluation on or off (default off). When on, a job whose
+// every device computes A·w, B·w and C·w itself (prover.EvaluatesOnDevice, e.g. package gpu's)
+// is synthesized witness-only (synth.SynthesizeWitness): the host holds w but never the
+// evaluations, its estimate (EstimateWitnessPartitionBytes) and pool leave them out, and the
+// devices stage w and evaluate from the shape. A partition proved again on the fallback device
+// is synthesized with its evaluations.
+func WithDeviceEvaluation(on bool) Option {
+	return func(c *config) error {
+		c.deviceEval = on
+		return nil
+	}
+}
 
 // WithFallback makes a partition whose device fails — Prepare, Lock, Run or Finalize returns an
 // error or panics, or the proof fails the self-check; not a cancellation — be proved again on
@@ -325,6 +341,9 @@ type JobStats struct {
 	Finalize time.Duration
 	// Total is the time from Submit to the job's completion.
 	Total time.Duration
+	// DeviceEvaluation reports that the job's partitions were synthesized witness-only and
+	// their A·w, B·w, C·w computed on the devices (WithDeviceEvaluation).
+	DeviceEvaluation bool
 }
 
 // Result is a proved job.
@@ -371,7 +390,9 @@ type job struct {
 	id         uint64
 	spec       Job
 	est        int64 // EstimatePartitionBytes total over the devices
-	estEval    int64 // its evaluations share
+	estEval    int64 // its evaluations share (0 when witnessOnly)
+	estFull    int64 // the estimate with evaluations, for a fallback proof
+	witness    bool  // witness-only synthesis: the devices evaluate A·w, B·w, C·w
 	fallback   int64 // the fallback device's HostBytes for the shape (0 without one)
 	submitted  time.Time
 	done       chan struct{}
@@ -447,6 +468,10 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 		return nil, err
 	}
 	est, estEval := EstimatePartitionBytes(jb.Shape, e.cfg.devices...)
+	estFull, witness := est, e.deviceEvaluates(jb.Shape)
+	if witness {
+		est, estEval = EstimateWitnessPartitionBytes(jb.Shape, e.cfg.devices...), 0
+	}
 	var fb int64
 	if e.cfg.fallback != nil {
 		fb = e.cfg.fallback.HostBytes(jb.Shape)
@@ -459,6 +484,8 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 		spec:      *jb,
 		est:       est,
 		estEval:   estEval,
+		estFull:   estFull,
+		witness:   witness,
 		fallback:  fb,
 		submitted: time.Now(),
 		done:      make(chan struct{}),
@@ -470,6 +497,7 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 		inputs:    make([][]fr.Element, jb.Partitions),
 		parts:     make([]assemble.Part, 0, jb.Partitions),
 	}
+	j.stats.DeviceEvaluation = witness
 
 	e.mu.Lock()
 	if e.closed {
@@ -507,6 +535,27 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 	e.mu.Unlock()
 	e.log.Debug("job submitted", "job", j.id, "partitions", jb.Partitions, "priority", jb.Priority, "estimated_bytes", est)
 	return &Handle{j: j}, nil
+}
+
+// deviceEvaluates reports whether partitions of shape are synthesized witness-only: device
+// evaluation is on and every device evaluates shape itself.
+func (e *Engine) deviceEvaluates(shape *synth.Shape) bool {
+	return e.cfg.deviceEval && DevicesEvaluate(shape, e.cfg.devices...)
+}
+
+// DevicesEvaluate reports whether every one of devs (at least one) computes A·w, B·w, C·w
+// itself for partitions of shape (prover.EvaluatesOnDevice): with WithDeviceEvaluation, the
+// engine then synthesizes the shape's partitions witness-only.
+func DevicesEvaluate(shape *synth.Shape, devs ...prover.Device) bool {
+	if len(devs) == 0 {
+		return false
+	}
+	for _, d := range devs {
+		if !prover.EvaluatesOnDevice(d, shape) {
+			return false
+		}
+	}
+	return true
 }
 
 func validateJob(jb *Job) error {
@@ -870,7 +919,7 @@ func (e *Engine) queuedNeedLocked(n int) int {
 		if nw == n {
 			need++
 		}
-		if rows == n {
+		if rows == n && !p.job.witness {
 			need += 3
 		}
 	}
@@ -882,7 +931,10 @@ func (e *Engine) dropUnusedPoolLocked() {
 	lengths := map[int]bool{}
 	for _, j := range e.jobs {
 		nw, rows := shapeLengths(j.spec.Shape)
-		lengths[nw], lengths[rows] = true, true
+		lengths[nw] = true
+		if !j.witness {
+			lengths[rows] = true
+		}
 	}
 	e.pool.keepOnly(lengths)
 }
@@ -911,7 +963,7 @@ func (e *Engine) nextSynth() *part {
 		}
 		if p := e.synthQ.peek(); p != nil && e.devQ.Len() < e.cfg.queueDepth && e.fitsLocked(p) {
 			e.synthQ.pop()
-			p.bufs = e.pool.take(p.job.spec.Shape)
+			p.bufs = e.pool.take(p.job.spec.Shape, p.job.witness)
 			e.reserveLocked(p, p.job.est)
 			e.moveLocked(p, stageSynthesizing)
 			if !p.job.started {
@@ -931,13 +983,13 @@ func (e *Engine) nextSynth() *part {
 func (e *Engine) fitsLocked(p *part) bool {
 	shape := p.job.spec.Shape
 	base := e.resident.totals().total() + e.reserved + p.job.est
-	usable := e.pool.usable(shape)
+	usable := e.pool.usable(shape, p.job.witness)
 	if base+e.pool.bytes-usable <= e.cfg.budget {
 		return true
 	}
 	if base <= e.cfg.budget && e.pool.bytes > usable {
 		nw, rows := shapeLengths(shape)
-		e.pool.keepOnly(map[int]bool{nw: true, rows: true})
+		e.pool.keepOnly(map[int]bool{nw: true, rows: !p.job.witness})
 		return true
 	}
 	return false
@@ -948,7 +1000,7 @@ func (e *Engine) synthesize(p *part) {
 	j := p.job
 	t0 := time.Now()
 	e.emit(t0, timeline.SynthStart, j, p.index, -1, -1, "")
-	asg, err := e.synthesizeAssignment(p)
+	asg, err := e.synthesizeAssignment(p, p.job.witness)
 	t1 := time.Now()
 	e.emit(t1, timeline.SynthEnd, j, p.index, -1, -1, errDetail(err))
 	if err != nil {
@@ -982,8 +1034,9 @@ func (e *Engine) synthesize(p *part) {
 	e.emit(tSend, timeline.ChanSend, j, p.index, -1, -1, "")
 }
 
-// synthesizeAssignment builds and synthesizes p's circuit.
-func (e *Engine) synthesizeAssignment(p *part) (*synth.Assignment, error) {
+// synthesizeAssignment builds and synthesizes p's circuit; witness-only (no A·w, B·w, C·w) when
+// witness is set.
+func (e *Engine) synthesizeAssignment(p *part, witness bool) (*synth.Assignment, error) {
 	j := p.job
 	if err := j.ctx.Err(); err != nil {
 		return nil, err
@@ -1005,7 +1058,11 @@ func (e *Engine) synthesizeAssignment(p *part) (*synth.Assignment, error) {
 		var err error
 		bufs := p.bufs
 		p.bufs = synth.Buffers{}
-		asg, err = synth.SynthesizeInto(j.ctx, j.spec.Shape, c, bufs)
+		if witness {
+			asg, err = synth.SynthesizeWitness(j.ctx, j.spec.Shape, c, bufs.W)
+		} else {
+			asg, err = synth.SynthesizeInto(j.ctx, j.spec.Shape, c, bufs)
+		}
 		return err
 	})
 	return asg, err
@@ -1184,12 +1241,12 @@ func (e *Engine) fallBack(d, w int, p *part, failed outcome) outcome {
 	defer e.fallbackLock.Release(1)
 	e.mu.Lock()
 	p.asg = nil // not pooled: nothing of the failed attempt is reused
-	p.bufs = e.pool.take(j.spec.Shape)
-	e.reserveLocked(p, max(0, j.est-p.reserved))
+	p.bufs = e.pool.take(j.spec.Shape, false)
+	e.reserveLocked(p, max(0, j.estFull-p.reserved))
 	e.mu.Unlock()
 	var out outcome
 	err := e.safely(j, p.index, "fallback", func() error {
-		asg, err := e.synthesizeAssignment(p)
+		asg, err := e.synthesizeAssignment(p, false) // the fallback needs the evaluations
 		if err != nil {
 			return err
 		}

@@ -31,6 +31,18 @@ func EstimatePartitionBytes(shape *synth.Shape, devs ...prover.Device) (total, e
 	return evaluations + (int64(shape.NumInputs)+int64(shape.NumAux))*el + dev, evaluations
 }
 
+// EstimateWitnessPartitionBytes is EstimatePartitionBytes for a partition synthesized
+// witness-only, whose devices compute A·w, B·w and C·w themselves (WithDeviceEvaluation):
+//
+//	total = |w|·32 + |w|·4 + max over devs of dev.HostBytes(shape)
+//
+// where |w|·4 bounds a compact copy of w a device may make to upload it (package gpu encodes w
+// when that takes at most an eighth of its size).
+func EstimateWitnessPartitionBytes(shape *synth.Shape, devs ...prover.Device) int64 {
+	total, evaluations := EstimatePartitionBytes(shape, devs...)
+	return total - evaluations + 4*(int64(shape.NumInputs)+int64(shape.NumAux))
+}
+
 // defaultMemoryBudget returns DefaultBudget of the detected memory limit and the limit, or
 // DefaultMemoryBudget where no limit can be read.
 func defaultMemoryBudget() (int64, MemoryLimit) {

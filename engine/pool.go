@@ -54,11 +54,14 @@ func shapeLengths(shape *synth.Shape) (w, rows int) {
 	return shape.NumInputs + shape.NumAux, shape.NumRows()
 }
 
-// usable returns the bytes of kept vectors that one partition of shape would take.
-func (p *vectorPool) usable(shape *synth.Shape) int64 {
+// usable returns the bytes of kept vectors that one partition of shape would take (w alone
+// when witness-only).
+func (p *vectorPool) usable(shape *synth.Shape, witness bool) int64 {
 	nw, rows := shapeLengths(shape)
 	k := map[int]int{nw: 1}
-	k[rows] += 3
+	if !witness {
+		k[rows] += 3
+	}
 	var b int64
 	for n, want := range k {
 		b += int64(min(want, len(p.free[n]))) * int64(n) * fr.Bytes
@@ -66,9 +69,13 @@ func (p *vectorPool) usable(shape *synth.Shape) int64 {
 	return b
 }
 
-// take returns the buffers for one partition of shape, each a kept vector or nil.
-func (p *vectorPool) take(shape *synth.Shape) synth.Buffers {
+// take returns the buffers for one partition of shape, each a kept vector or nil; w alone when
+// witness-only.
+func (p *vectorPool) take(shape *synth.Shape, witness bool) synth.Buffers {
 	nw, rows := shapeLengths(shape)
+	if witness {
+		return synth.Buffers{W: p.get(nw)}
+	}
 	return synth.Buffers{W: p.get(nw), A: p.get(rows), B: p.get(rows), C: p.get(rows)}
 }
 

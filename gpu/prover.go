@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/prover/primitive"
+	"github.com/cuzk-go/cuzk/synth"
 )
 
 // ProverDevice runs a Groth16 prover's primitives on one GPU: it implements primitive.Device,
@@ -23,10 +26,22 @@ import (
 // Compact — runs outside the kernel lock, so its copies overlap another worker's kernels; the
 // NTTs, the pointwise quotient and the MSMs run under it, all from device memory. The 0/1
 // scalars that dominate Filecoin witnesses take the MSM's bitmap path.
+//
+// A partition whose assignment carries no evaluations (synth.SynthesizeWitness) is staged from w
+// alone: w is uploaded (compactly when most of it is 0 or 1) and A·w, B·w, C·w are computed on
+// the device from the shape's matrices, uploaded once per *synth.Shape and kept resident until
+// EvictShape or Close (ShapeBytes says how much they take). This staging too runs outside the
+// kernel lock.
 type ProverDevice struct {
 	dev *Device
 
 	upload sync.Mutex // one SRS upload at a time, so an identity is uploaded once
+
+	// shapeMu is held for reading while a resident shape evaluates (outside the kernel lock),
+	// and for writing to upload, evict or free one, so that a shape is uploaded once and never
+	// freed while in use.
+	shapeMu sync.RWMutex
+	shapes  map[*synth.Shape]*Shape // resident matrices, by the compiled shape they came from
 
 	mu     sync.Mutex
 	srs    map[string]*SRS
@@ -46,16 +61,18 @@ const stagingHostBytes = 2 * 64 << 20
 // synchronous, so host-clock intervals around the calls are device time. Upload happens outside
 // the kernel lock, where it overlaps another worker's kernels; every other stage runs under it.
 type Breakdown struct {
-	Partitions int           // quotients computed, one per partition
-	SRSUpload  time.Duration // uploading parameters (once per identity)
-	Upload     time.Duration // staging A·w, B·w, C·w, w and compacting the A and B scalars
-	NTT        time.Duration // the seven NTTs of H
-	Pointwise  time.Duration // (a·b − c)/Z on the coset
-	MSMH       time.Duration
-	MSMA       time.Duration
-	MSMB1      time.Duration
-	MSML       time.Duration
-	MSMB2      time.Duration
+	Partitions  int           // quotients computed, one per partition
+	SRSUpload   time.Duration // uploading parameters (once per identity)
+	Upload      time.Duration // staging A·w, B·w, C·w, w (or w alone) and compacting the A and B scalars
+	ShapeUpload time.Duration // uploading shapes' matrices for evaluation (once per shape)
+	Evaluate    time.Duration // computing A·w, B·w, C·w on the device, outside the kernel lock
+	NTT         time.Duration // the seven NTTs of H
+	Pointwise   time.Duration // (a·b − c)/Z on the coset
+	MSMH        time.Duration
+	MSMA        time.Duration
+	MSMB1       time.Duration
+	MSML        time.Duration
+	MSMB2       time.Duration
 }
 
 // Locked returns the time spent under the kernel lock, the SRS upload excepted.
@@ -83,7 +100,7 @@ func (p *ProverDevice) timed(stage func(*Breakdown) *time.Duration, f func() err
 
 // NewProverDevice returns the prover device of dev.
 func NewProverDevice(dev *Device) *ProverDevice {
-	return &ProverDevice{dev: dev, srs: make(map[string]*SRS)}
+	return &ProverDevice{dev: dev, srs: make(map[string]*SRS), shapes: make(map[*synth.Shape]*Shape)}
 }
 
 // ProverDevices loads the library (see Load) and returns one prover device per CUDA device. Its
@@ -270,7 +287,7 @@ func (p *ProverDevice) evict(ctx context.Context, s *SRS) error {
 	return s.free()
 }
 
-// Close frees every resident SRS and the idle workspaces, once no partition runs (it waits for
+// Close frees every resident SRS, shape and the idle workspaces, once no partition runs (it waits for
 // the kernel lock). Workspaces still held by tasks are freed when the tasks release them; later
 // Resident calls fail with ErrClosed.
 func (p *ProverDevice) Close() error {
@@ -292,6 +309,12 @@ func (p *ProverDevice) Close() error {
 	for _, ws := range idle {
 		errs = append(errs, ws.free())
 	}
+	p.shapeMu.Lock()
+	for k, sh := range p.shapes {
+		errs = append(errs, sh.Close())
+		delete(p.shapes, k)
+	}
+	p.shapeMu.Unlock()
 	return errors.Join(errs...)
 }
 
@@ -507,4 +530,147 @@ func (ws *workspace) MSMG2(ctx context.Context, bases primitive.Bases, sb primit
 		return err
 	})
 	return out, err
+}
+
+// EvaluatesShape implements primitive.Evaluator: a workspace of this device stages a partition
+// of any shape from w alone (StageWitness), computing A·w, B·w, C·w with the shape's matrices
+// resident on the device.
+func (p *ProverDevice) EvaluatesShape(*synth.Shape) bool { return true }
+
+// ShapeBytes returns the device memory the resident shapes' matrices take, in bytes (about
+// synth.Shape.Bytes() each, less the densities).
+func (p *ProverDevice) ShapeBytes() int64 {
+	p.shapeMu.RLock()
+	defer p.shapeMu.RUnlock()
+	var n int64
+	for s := range p.shapes {
+		n += int64(s.Bytes())
+	}
+	return n
+}
+
+// EvictShape frees the matrices of shape resident on the device, if any, once no partition is
+// evaluating with them; a later partition of shape uploads them again.
+func (p *ProverDevice) EvictShape(shape *synth.Shape) error {
+	p.shapeMu.Lock()
+	defer p.shapeMu.Unlock()
+	sh := p.shapes[shape]
+	if sh == nil {
+		return nil
+	}
+	delete(p.shapes, shape)
+	return sh.Close()
+}
+
+// withShape runs f with shape's matrices resident on the device, uploading them the first time.
+func (p *ProverDevice) withShape(ctx context.Context, shape *synth.Shape, f func(*Shape) error) error {
+	p.shapeMu.RLock()
+	sh := p.shapes[shape]
+	if sh == nil {
+		p.shapeMu.RUnlock()
+		if err := p.uploadShape(ctx, shape); err != nil {
+			return err
+		}
+		p.shapeMu.RLock()
+		sh = p.shapes[shape]
+	}
+	defer p.shapeMu.RUnlock()
+	if sh == nil { // evicted between the upload and here
+		return fmt.Errorf("gpu: device %d: shape evicted while staging: %w", p.dev.Index(), ErrClosed)
+	}
+	return f(sh)
+}
+
+// uploadShape makes shape resident unless it already is.
+func (p *ProverDevice) uploadShape(ctx context.Context, shape *synth.Shape) error {
+	p.shapeMu.Lock()
+	defer p.shapeMu.Unlock()
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return fmt.Errorf("gpu: device %d: %w", p.dev.Index(), ErrClosed)
+	}
+	if p.shapes[shape] != nil {
+		return nil
+	}
+	return p.timed(func(b *Breakdown) *time.Duration { return &b.ShapeUpload }, func() error {
+		sh, err := p.dev.UploadShape(ctx, shape)
+		if err != nil {
+			return fmt.Errorf("gpu: device %d: %w", p.dev.Index(), err)
+		}
+		p.shapes[shape] = sh
+		return nil
+	})
+}
+
+// compactWorthIt reports whether w's compact encoding (synth.CompactWitness) takes at most an
+// eighth of w's 32 bytes an element: when at most 3·len(w)/32 of its values are neither 0 nor
+// 1 (each costs 32 bytes; the classes and block counts cost under 1/4 + 4/512 byte an element).
+// Filecoin witnesses qualify (PoRep: about 2 %); w is scanned on all cores, nothing allocated.
+func compactWorthIt(w []fr.Element) bool {
+	limit := int64(3 * len(w) / 32)
+	var others atomic.Int64
+	var wg sync.WaitGroup
+	chunk := max(1<<16, (len(w)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0))
+	for lo := 0; lo < len(w); lo += chunk {
+		wg.Add(1)
+		go func(part []fr.Element) {
+			defer wg.Done()
+			one := fr.One()
+			var n int64
+			for i := range part {
+				if !part[i].IsZero() && part[i] != one {
+					n++
+				}
+			}
+			others.Add(n)
+		}(w[lo:min(lo+chunk, len(w))])
+	}
+	wg.Wait()
+	return others.Load() <= limit
+}
+
+// StageWitness implements primitive.WitnessStager: w is uploaded — compactly (synth.EncodeWitness,
+// decoded on the device) when the encoding is at most an eighth of w (compactWorthIt), else as
+// it is, so that the host holds at most |w|·4 bytes more while staging — and the
+// evaluations computed from shape's resident matrices into BufA, BufB, BufC, zero-padded to the
+// domain.
+func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element) error {
+	wb, err := ws.buf(primitive.BufW)
+	if err != nil {
+		return err
+	}
+	if len(w) != shape.NumInputs+shape.NumAux || len(w) > wb.Len() {
+		return fmt.Errorf("gpu: stage witness: %d values for a shape of %d and a buffer of %d",
+			len(w), shape.NumInputs+shape.NumAux, wb.Len())
+	}
+	var out [3]*Scalars
+	for i, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
+		if out[i], err = ws.buf(b); err != nil {
+			return err
+		}
+	}
+	err = ws.p.timed(stageUpload, func() (err error) {
+		if compactWorthIt(w) {
+			var cw *synth.CompactWitness
+			if cw, err = synth.EncodeWitness(w); err == nil {
+				err = wb.UploadWitness(ctx, 0, cw)
+			}
+		} else {
+			err = wb.Upload(ctx, 0, w)
+		}
+		if err != nil {
+			return err
+		}
+		return wb.Zero(ctx, len(w), wb.Len()-len(w))
+	})
+	if err != nil {
+		return err
+	}
+	return ws.p.withShape(ctx, shape, func(sh *Shape) error {
+		return ws.p.timed(func(b *Breakdown) *time.Duration { return &b.Evaluate }, func() error {
+			return sh.Evaluate(ctx, wb, out[0], out[1], out[2], ws.dims.Domain)
+		})
+	})
 }

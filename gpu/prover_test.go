@@ -203,7 +203,13 @@ func TestProverResidentOncePerIdentity(t *testing.T) {
 
 // TestProverEngineWorkersInterlock runs the engine with two workers on each GPU over many
 // partitions: every proof verifies and no two device regions overlap on one device.
-func TestProverEngineWorkersInterlock(t *testing.T) {
+func TestProverEngineWorkersInterlock(t *testing.T) { engineInterlock(t, false) }
+
+// TestProverEngineWorkersInterlockDeviceEval is TestProverEngineWorkersInterlock with device
+// evaluation: the partitions are synthesized witness-only and the GPUs evaluate A·w, B·w, C·w.
+func TestProverEngineWorkersInterlockDeviceEval(t *testing.T) { engineInterlock(t, true) }
+
+func engineInterlock(t *testing.T, deviceEval bool) {
 	testDevice(t)
 	devs, err := ProverDevices()
 	if err != nil {
@@ -220,7 +226,8 @@ func TestProverEngineWorkersInterlock(t *testing.T) {
 	}
 	c, shape, params := setupScalable(t, logN, 4)
 	var rec timeline.Recorder
-	eng, err := engine.New(engine.WithDevices(prover.NewDevices(devs...)...), engine.WithWorkersPerDevice(2), engine.WithTimeline(&rec))
+	eng, err := engine.New(engine.WithDevices(prover.NewDevices(devs...)...), engine.WithWorkersPerDevice(2), engine.WithTimeline(&rec),
+		engine.WithDeviceEvaluation(deviceEval))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +251,9 @@ func TestProverEngineWorkersInterlock(t *testing.T) {
 		res, err := h.Wait(ctx)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if res.Stats.DeviceEvaluation != deviceEval {
+			t.Fatalf("job %d: device evaluation %v, want %v", j, res.Stats.DeviceEvaluation, deviceEval)
 		}
 		for p, proof := range res.Partitions {
 			in := (&circuits.Scalable{Constraints: c.Constraints, Inputs: c.Inputs, Seed: uint64(100 + j), Partition: p}).PublicInputs()

@@ -33,6 +33,17 @@ type Device interface {
 	Prepare(ctx context.Context, params *Parameters, asg *synth.Assignment, rs Randomness) (Task, error)
 }
 
+// EvaluatesOnDevice reports whether dev computes a partition's A·w, B·w and C·w itself for
+// partitions of shape, so that its Prepare accepts an assignment without evaluations
+// (synth.SynthesizeWitness; Assignment.HasEvaluations false). Its HostBytes never counts the
+// evaluations either way. A Device reports the capability with a method
+// EvaluatesOnDevice(*synth.Shape) bool; NewDevice's do when their primitive device is a
+// primitive.Evaluator. The CPU's does not.
+func EvaluatesOnDevice(dev Device, shape *synth.Shape) bool {
+	e, ok := dev.(interface{ EvaluatesOnDevice(*synth.Shape) bool })
+	return ok && e.EvaluatesOnDevice(shape)
+}
+
 // Task is one partition's proof between Prepare and Finalize.
 type Task interface {
 	// Run does the device work. The caller holds the device's lock. After Run returns, the

@@ -15,7 +15,9 @@ import (
 
 // groth16Device runs Groth16's recipe over a primitive device:
 //
-//	Prepare (outside the lock): stage A·w, B·w, C·w zero-padded to the domain, and w; compact
+//	Prepare (outside the lock): stage A·w, B·w, C·w zero-padded to the domain, and w (or, for
+//	    an assignment without evaluations on a primitive.Evaluator, stage w and let the device
+//	    compute A·w, B·w, C·w from the shape); compact
 //	    the A query's scalars (when a_aux does not mark every aux variable; else A uses w) and
 //	    the B queries' scalars out of w by their densities.
 //	Run (under the lock): h = (a·b − c)/Z by inverse NTT, coset NTT, the pointwise quotient
@@ -29,6 +31,12 @@ type groth16Device struct {
 func (d *groth16Device) Name() string                   { return d.p.Name() }
 func (d *groth16Device) Lock(ctx context.Context) error { return d.p.Lock(ctx) }
 func (d *groth16Device) Unlock()                        { d.p.Unlock() }
+
+// EvaluatesOnDevice reports whether the primitive device computes A·w, B·w, C·w for shape.
+func (d *groth16Device) EvaluatesOnDevice(shape *synth.Shape) bool {
+	e, ok := d.p.(primitive.Evaluator)
+	return ok && e.EvaluatesShape(shape)
+}
 
 func (d *groth16Device) HostBytes(shape *synth.Shape) int64 {
 	return d.p.HostBytes(dimsOf(shape))
@@ -52,8 +60,9 @@ func (d *groth16Device) Prepare(ctx context.Context, params *Parameters, asg *sy
 	if err := CheckParameters(params, asg.Shape); err != nil {
 		return nil, err
 	}
-	if asg.A == nil {
-		return nil, errors.New("prover: assignment evaluations were released")
+	onDevice := !asg.HasEvaluations()
+	if onDevice && !d.EvaluatesOnDevice(asg.Shape) {
+		return nil, fmt.Errorf("prover: assignment has no evaluations (witness only, or released) and %s does not compute them", d.p.Name())
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -67,7 +76,7 @@ func (d *groth16Device) Prepare(ctx context.Context, params *Parameters, asg *sy
 		return nil, fmt.Errorf("prover: partition buffers on %s: %w", d.p.Name(), err)
 	}
 	t := &groth16Task{dev: d.p, params: params, srs: params.SRS(), asg: asg, rs: rs, ws: ws, dims: dims}
-	if err := t.stage(ctx); err != nil {
+	if err := t.stage(ctx, onDevice); err != nil {
 		t.Release()
 		return nil, fmt.Errorf("prover: stage partition on %s: %w", d.p.Name(), err)
 	}
@@ -85,9 +94,20 @@ type groth16Task struct {
 	res    msmResults
 }
 
-// stage copies the partition to the workspace and compacts the query scalars there.
-func (t *groth16Task) stage(ctx context.Context) error {
+// stage copies the partition to the workspace and compacts the query scalars there. With
+// evalOnDevice, only w is copied and the workspace computes A·w, B·w, C·w.
+func (t *groth16Task) stage(ctx context.Context, evalOnDevice bool) error {
 	asg, ws, shape := t.asg, t.ws, t.asg.Shape
+	if evalOnDevice {
+		st, ok := ws.(primitive.WitnessStager)
+		if !ok {
+			return errors.New("workspace cannot stage a witness")
+		}
+		if err := st.StageWitness(ctx, shape, asg.W); err != nil {
+			return fmt.Errorf("evaluate on device: %w", err)
+		}
+		return t.compact(ctx)
+	}
 	for _, s := range []struct {
 		buf primitive.Buf
 		v   []fr.Element
@@ -96,6 +116,12 @@ func (t *groth16Task) stage(ctx context.Context) error {
 			return err
 		}
 	}
+	return t.compact(ctx)
+}
+
+// compact fills the A and B query scalars from the staged w.
+func (t *groth16Task) compact(ctx context.Context) error {
+	ws, shape := t.ws, t.asg.Shape
 	if t.dims.A > 0 {
 		if err := compactQuery(ctx, ws, primitive.BufScalarsA, t.dims.A, shape, nil, shape.ADensityAux); err != nil {
 			return fmt.Errorf("a query: %w", err)

@@ -25,6 +25,10 @@ type Assignment struct {
 // PublicInputs returns the public inputs without the leading One, as a verifier takes them.
 func (a *Assignment) PublicInputs() []fr.Element { return a.Inputs[1:] }
 
+// HasEvaluations reports whether a holds A·w, B·w and C·w (false for SynthesizeWitness's
+// assignments and after ReleaseEvaluations).
+func (a *Assignment) HasEvaluations() bool { return a.A != nil }
+
 // ReleaseEvaluations drops A, B and C, the largest part of an assignment, once the device work
 // that needs them is done.
 func (a *Assignment) ReleaseEvaluations() { a.A, a.B, a.C = nil, nil, nil }
@@ -64,6 +68,21 @@ func reuse(buf []fr.Element, n int) []fr.Element {
 // SynthesizeInto is Synthesize writing the assignment into buf's vectors where they are large
 // enough (see Buffers). The result is the same as Synthesize's whatever buf held.
 func SynthesizeInto(ctx context.Context, shape *Shape, circuit Circuit, buf Buffers) (*Assignment, error) {
+	asg, err := SynthesizeWitness(ctx, shape, circuit, buf.W)
+	if err != nil {
+		return nil, err
+	}
+	if err := asg.evaluate(ctx, buf); err != nil {
+		return nil, err
+	}
+	return asg, nil
+}
+
+// SynthesizeWitness runs circuit in witness mode and returns the assignment w = inputs ‖ aux
+// without its evaluations: A, B and C are nil, for a device that computes A·w, B·w and C·w
+// itself from the shape. w is written into buf when its capacity suffices (NumInputs + NumAux
+// elements); buf may be nil. W, Inputs and Aux are those Synthesize returns.
+func SynthesizeWitness(ctx context.Context, shape *Shape, circuit Circuit, buf []fr.Element) (*Assignment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -74,7 +93,7 @@ func SynthesizeInto(ctx context.Context, shape *Shape, circuit Circuit, buf Buff
 	if nIn < 1 {
 		return nil, fmt.Errorf("%w: shape has no ONE input", ErrShapeMismatch)
 	}
-	w := reuse(buf.W, nIn+nAux)
+	w := reuse(buf, nIn+nAux)
 	cs := &CS{mode: modeWitness, inputs: w[:1:nIn], aux: w[nIn : nIn : nIn+nAux], layout: shape.parallel}
 	cs.inputs[0].SetOne()
 	if err := runCircuit(circuit, cs); err != nil {
@@ -84,16 +103,21 @@ func SynthesizeInto(ctx context.Context, shape *Shape, circuit Circuit, buf Buff
 		return nil, fmt.Errorf("%w: %d inputs, %d aux, %d constraints; shape has %d, %d, %d",
 			ErrShapeMismatch, len(cs.inputs), len(cs.aux), cs.n, nIn, nAux, shape.NumConstraints)
 	}
-	asg := &Assignment{
+	return &Assignment{
 		Shape:  shape,
 		W:      w,
 		Inputs: w[:nIn:nIn],
 		Aux:    w[nIn:],
+	}, nil
+}
+
+// Evaluate computes A, B and C from W on all cores, as Synthesize does: for an assignment of
+// SynthesizeWitness, or one whose evaluations were released.
+func (a *Assignment) Evaluate(ctx context.Context) error {
+	if len(a.W) != a.Shape.NumInputs+a.Shape.NumAux {
+		return fmt.Errorf("synth: evaluate: %d values, the shape has %d", len(a.W), a.Shape.NumInputs+a.Shape.NumAux)
 	}
-	if err := asg.evaluate(ctx, buf); err != nil {
-		return nil, err
-	}
-	return asg, nil
+	return a.evaluate(ctx, Buffers{})
 }
 
 // evalChunkRows is the number of rows one goroutine evaluates at a time.

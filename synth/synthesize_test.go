@@ -87,3 +87,42 @@ func TestSynthesizeIntoAllocates(t *testing.T) {
 	require.GreaterOrEqual(t, fresh, vectors)
 	require.Less(t, reused, vectors/10)
 }
+
+// TestSynthesizeWitness: a witness-only assignment has Synthesize's w, inputs and aux (also
+// written into a lent junk buffer) and no evaluations; a mismatching circuit is refused.
+func TestSynthesizeWitness(t *testing.T) {
+	ctx := context.Background()
+	for part := range 2 {
+		c := &circuits.Scalable{Constraints: 1000, Inputs: 3, Seed: 2, Partition: part}
+		shape, err := synth.Compile(c)
+		require.NoError(t, err)
+		want, err := synth.Synthesize(ctx, shape, c)
+		require.NoError(t, err)
+		require.True(t, want.HasEvaluations())
+
+		buf := junk(shape.NumInputs + shape.NumAux + 3)
+		for _, b := range [][]fr.Element{nil, buf} {
+			got, err := synth.SynthesizeWitness(ctx, shape, c, b)
+			require.NoError(t, err)
+			require.Equal(t, want.W, got.W)
+			require.Equal(t, want.Inputs, got.Inputs)
+			require.Equal(t, want.Aux, got.Aux)
+			require.Equal(t, want.PublicInputs(), got.PublicInputs())
+			require.False(t, got.HasEvaluations())
+			require.Nil(t, got.A)
+			require.Nil(t, got.B)
+			require.Nil(t, got.C)
+			if b != nil {
+				require.Same(t, &b[0], &got.W[0], "w written in place")
+			}
+			require.NoError(t, got.Evaluate(ctx))
+			require.True(t, got.HasEvaluations())
+			require.Equal(t, want.A, got.A)
+			require.Equal(t, want.B, got.B)
+			require.Equal(t, want.C, got.C)
+		}
+		other := &circuits.Scalable{Constraints: 999, Inputs: 3, Seed: 2}
+		_, err = synth.SynthesizeWitness(ctx, shape, other, nil)
+		require.ErrorIs(t, err, synth.ErrShapeMismatch)
+	}
+}

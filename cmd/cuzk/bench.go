@@ -40,6 +40,7 @@ func runBench(ctx context.Context, args []string) error {
 	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg (one subdirectory per run when there are several)")
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
 	randomParams := fs.Bool("random-params", false, "random points instead of an INSECURE setup: no setup time, but the proofs do not verify (and are not checked)")
+	deviceEval := fs.Bool("device-eval", false, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there: the host holds only w per partition (GPU devices only)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
 	if _, err := parseFlags(fs, args, 0); err != nil {
@@ -80,7 +81,7 @@ func runBench(ctx context.Context, args []string) error {
 	if *cpuFallback && all[0] != prover.CPU() {
 		fallback = prover.CPU()
 	}
-	plan, err := planMemory(shape, all, fallback, slices.Max(workers), *synthConc, runtime.GOMAXPROCS(0), budget)
+	plan, err := planMemory(shape, all, fallback, slices.Max(workers), *synthConc, runtime.GOMAXPROCS(0), budget, *deviceEval)
 	if err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func runBench(ctx context.Context, args []string) error {
 		for _, w := range workers {
 			run := benchRun{cf: &cf, shape: shape, params: params, devs: devs, workers: w, jobs: *jobs,
 				partitions: *partitions, synth: *synthConc, cpuFallback: *cpuFallback, out: *outDir, width: *width,
-				budget: budget, noVerify: *randomParams, plan: plan, memProfile: *memProfile}
+				budget: budget, noVerify: *randomParams, plan: plan, memProfile: *memProfile, deviceEval: *deviceEval}
 			if several {
 				run.out = filepath.Join(*outDir, fmt.Sprintf("gpus%d-w%d", len(devs), w))
 			}
@@ -175,6 +176,7 @@ type benchRun struct {
 	noVerify          bool  // random parameters: the proofs cannot verify
 	plan              memoryPlan
 	memProfile        string // heap profile at the peak RSS ("" none)
+	deviceEval        bool   // --device-eval
 }
 
 func (b *benchRun) do(ctx context.Context) error {
@@ -227,6 +229,7 @@ func (b *benchRun) do(ctx context.Context) error {
 	if b.budget > 0 {
 		opts = append(opts, engine.WithMemoryBudget(b.budget))
 	}
+	opts = append(opts, engine.WithDeviceEvaluation(b.deviceEval))
 
 	eng, err := engine.New(opts...)
 	if err != nil {
@@ -238,6 +241,7 @@ func (b *benchRun) do(ctx context.Context) error {
 	}
 	fmt.Printf("\n== engine: %s, %d workers per device, %d jobs × %d partitions\n",
 		strings.Join(names, ", "), b.workers, b.jobs, b.partitions)
+	fmt.Printf("A·w, B·w, C·w: %s\n", evaluationMode(b.deviceEval, b.shape, b.devs))
 	rssStart, _ := procStatus("VmRSS:")
 	resetPeakRSS()
 

@@ -28,13 +28,14 @@ type memoryPlan struct {
 	params     int64
 	fallback   int64 // the CPU fallback's workspace, one partition at a time (0 without)
 	partition  int64 // per in-flight partition, the devices' share included
-	evals      int64 // of which A·w, B·w, C·w
+	evals      int64 // of which A·w, B·w, C·w (0 with device evaluation)
+	deviceEval bool  // the devices evaluate A·w, B·w, C·w: partitions are synthesized witness-only
 	inFlight   int   // most partitions the workers and queues can hold at once
 }
 
 // planMemory predicts the benchmark's host memory for shape proved on devs with the given
 // engine configuration (synth = 0: the engine's default). budget = 0 takes the engine's default.
-func planMemory(shape *synth.Shape, devs []prover.Device, fallback prover.Device, workers, synthConc, gomaxprocs int, budget int64) (memoryPlan, error) {
+func planMemory(shape *synth.Shape, devs []prover.Device, fallback prover.Device, workers, synthConc, gomaxprocs int, budget int64, deviceEval bool) (memoryPlan, error) {
 	lim, err := engine.DetectMemoryLimit()
 	if err != nil && budget == 0 {
 		return memoryPlan{}, err
@@ -50,12 +51,26 @@ func planMemory(shape *synth.Shape, devs []prover.Device, fallback prover.Device
 		p.fallback = fallback.HostBytes(shape)
 	}
 	p.partition, p.evals = engine.EstimatePartitionBytes(shape, devs...)
+	if deviceEval && engine.DevicesEvaluate(shape, devs...) {
+		p.partition, p.evals, p.deviceEval = engine.EstimateWitnessPartitionBytes(shape, devs...), 0, true
+	}
 	if synthConc == 0 {
 		synthConc = max(1, gomaxprocs/2)
 	}
 	onDevice := len(devs) * workers
 	p.inFlight = synthConc + 2*onDevice + onDevice // synthesizing + the device queue + on devices
 	return p, nil
+}
+
+// evaluationMode says where a benchmark's A·w, B·w, C·w are computed.
+func evaluationMode(deviceEval bool, shape *synth.Shape, devs []prover.Device) string {
+	switch {
+	case deviceEval && engine.DevicesEvaluate(shape, devs...):
+		return "evaluated on the devices (--device-eval): the host holds w only"
+	case deviceEval:
+		return "evaluated on the host (--device-eval ignored: a device does not evaluate)"
+	}
+	return "evaluated on the host (--device-eval to compute them on the GPUs)"
 }
 
 // resident is what the jobs share, counted once.
@@ -81,8 +96,12 @@ func (p memoryPlan) print(w io.Writer) {
 	if p.fallback > 0 {
 		row("CPU fallback workspace", p.fallback, "one fallback at a time (--cpu-fallback=false drops it)")
 	}
-	row("per partition in flight", p.partition, fmt.Sprintf("A·w, B·w, C·w %s, w and the device's host buffers %s",
-		gibs(p.evals), gibs(p.partition-p.evals)))
+	if p.deviceEval {
+		row("per partition in flight", p.partition, "w and the device's host buffers (A·w, B·w, C·w on the device, --device-eval)")
+	} else {
+		row("per partition in flight", p.partition, fmt.Sprintf("A·w, B·w, C·w %s, w and the device's host buffers %s",
+			gibs(p.evals), gibs(p.partition-p.evals)))
+	}
 	k := p.fits()
 	row(fmt.Sprintf("× %d partitions in flight", k), int64(k)*p.partition,
 		fmt.Sprintf("workers and queues hold up to %d; the budget allows %d", p.inFlight, k))

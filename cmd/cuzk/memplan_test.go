@@ -25,7 +25,7 @@ func TestMemoryPlan(t *testing.T) {
 	resident := engine.ShapeBytes(shape) + engine.ParametersBytesFor(shape)
 
 	// 4 cores: 2 synthesis workers, 2 device workers and a queue of 4.
-	p, err := planMemory(shape, cpu, nil, 2, 0, 4, resident+3*est+est/2)
+	p, err := planMemory(shape, cpu, nil, 2, 0, 4, resident+3*est+est/2, false)
 	require.NoError(t, err)
 	require.Equal(t, 2+4+2, p.inFlight)
 	require.Equal(t, 3, p.fits(), "the budget, not the workers, bounds it")
@@ -35,11 +35,11 @@ func TestMemoryPlan(t *testing.T) {
 	require.Contains(t, out.String(), "× 3 partitions in flight")
 	require.Contains(t, out.String(), "workers and queues hold up to 8; the budget allows 3")
 
-	p, err = planMemory(shape, cpu, nil, 2, 1, 4, 1<<40)
+	p, err = planMemory(shape, cpu, nil, 2, 1, 4, 1<<40, false)
 	require.NoError(t, err)
 	require.Equal(t, 1+4+2, p.fits(), "the workers bound it")
 
-	p, err = planMemory(shape, cpu, prover.CPU(), 2, 0, 4, resident+est)
+	p, err = planMemory(shape, cpu, prover.CPU(), 2, 0, 4, resident+est, false)
 	require.NoError(t, err)
 	require.Equal(t, prover.CPU().HostBytes(shape), p.fallback)
 	require.Zero(t, p.fits(), "the fallback's workspace is resident")
@@ -48,7 +48,7 @@ func TestMemoryPlan(t *testing.T) {
 	require.ErrorContains(t, err, "--cpu-fallback=false")
 	require.ErrorContains(t, err, "--random-params")
 
-	p, err = planMemory(shape, cpu, nil, 2, 0, 4, 0)
+	p, err = planMemory(shape, cpu, nil, 2, 0, 4, 0, false)
 	require.NoError(t, err)
 	require.Positive(t, p.limit.Bytes)
 	require.Equal(t, engine.DefaultBudget(p.limit), p.budget)
@@ -65,7 +65,7 @@ func TestBenchRefusesBeforeSetup(t *testing.T) {
 
 func TestBenchSmall(t *testing.T) {
 	out := t.TempDir()
-	for _, extra := range [][]string{nil, {"--random-params"}} {
+	for _, extra := range [][]string{nil, {"--random-params"}, {"--device-eval"}} {
 		args := append([]string{"bench", "--device", "cpu", "--constraints", "300", "--inputs", "2",
 			"--jobs", "2", "--partitions", "2", "--out", out}, extra...)
 		require.NoError(t, run(context.Background(), args))
@@ -104,4 +104,35 @@ func TestMemSampler(t *testing.T) {
 	out.Reset()
 	m.print(&out, 10)
 	require.LessOrEqual(t, strings.Count(out.String(), "\n"), 10+2+5, "rows, the peak, the last, 5 lines of headings and notes")
+}
+
+// evaluating is a device that claims to compute A·w, B·w, C·w itself.
+type evaluating struct{ prover.Device }
+
+func (evaluating) EvaluatesOnDevice(*synth.Shape) bool { return true }
+
+// TestMemoryPlanDeviceEval: with --device-eval and devices that evaluate, a partition in flight
+// is w and the device's host buffers only; on the CPU the flag changes nothing and says so.
+func TestMemoryPlanDeviceEval(t *testing.T) {
+	shape, err := synth.Compile(&circuits.Scalable{Constraints: 5000, Inputs: 2})
+	require.NoError(t, err)
+	devs := []prover.Device{evaluating{prover.CPU()}}
+	full, evals := engine.EstimatePartitionBytes(shape, devs...)
+	p, err := planMemory(shape, devs, nil, 2, 0, 4, 1<<40, true)
+	require.NoError(t, err)
+	require.True(t, p.deviceEval)
+	require.Equal(t, full-evals+4*int64(shape.NumInputs+shape.NumAux), p.partition)
+	require.Zero(t, p.evals)
+	var out bytes.Buffer
+	p.print(&out)
+	require.Contains(t, out.String(), "A·w, B·w, C·w on the device, --device-eval")
+	require.Contains(t, evaluationMode(true, shape, devs), "evaluated on the devices")
+
+	cpu := []prover.Device{prover.CPU()}
+	p, err = planMemory(shape, cpu, nil, 2, 0, 4, 1<<40, true)
+	require.NoError(t, err)
+	require.False(t, p.deviceEval)
+	require.Equal(t, full, p.partition)
+	require.Contains(t, evaluationMode(true, shape, cpu), "ignored")
+	require.Contains(t, evaluationMode(false, shape, devs), "evaluated on the host")
 }

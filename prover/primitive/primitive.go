@@ -14,6 +14,8 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-go/cuzk/synth"
 )
 
 // Device is a place where the primitives run. Its lock is a kernel-only lock shared by the
@@ -144,4 +146,22 @@ type Workspace interface {
 	MSMG2(ctx context.Context, bases Bases, s Buf, off, n int) (bls12381.G2Jac, error)
 	// Release returns the workspace to its device; it is not used afterwards.
 	Release()
+}
+
+// Evaluator is a Device that can stage a partition from its assignment w alone, computing A·w,
+// B·w and C·w itself from the shape's matrices (which it keeps resident per shape), so that the
+// host never holds the evaluations. Its workspaces implement WitnessStager.
+type Evaluator interface {
+	Device
+	// EvaluatesShape reports whether the workspaces of this device can stage partitions of
+	// shape with StageWitness.
+	EvaluatesShape(shape *synth.Shape) bool
+}
+
+// WitnessStager is the Workspace of an Evaluator.
+type WitnessStager interface {
+	// StageWitness sets BufW[:len(w)] = w and BufA, BufB, BufC to the evaluations of shape at w,
+	// as synth.Assignment holds them, zero-padded to the workspace's Domain:
+	// A·w ‖ w[:NumInputs] ‖ 0…, B·w ‖ 0…, C·w ‖ 0…. It runs outside the device's lock.
+	StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element) error
 }

@@ -58,15 +58,7 @@ func TestFromC1Sealed2KiB(t *testing.T) {
 	o := sealed2KiB(t, 9)
 	shape, err := shape2KiB()
 	require.NoError(t, err)
-	c, err := FromC1(o, 0)
-	require.NoError(t, err)
-	asg, err := synth.Synthesize(t.Context(), shape, c)
-	require.NoError(t, err)
-	require.NoError(t, synth.Check(shape, asg, c))
-	want, err := PublicInputs(o.RegisteredProof, nil, o.ReplicaID, o.CommD, o.CommR, o.Seed, 0)
-	require.NoError(t, err)
-	require.Len(t, want, 39)
-	require.Equal(t, want, asg.PublicInputs())
+	require.Len(t, checkFromC1(t, shape, o), 39)
 }
 
 // TestFromC1Sealed8MiB: as TestFromC1Sealed2KiB for an 8 MiB sector (2^18 nodes, tree D depth
@@ -81,6 +73,14 @@ func TestFromC1Sealed8MiB(t *testing.T) {
 	shape, err := synth.Compile(Blank(p))
 	require.NoError(t, err)
 	require.Equal(t, 3_844_929, shape.NumConstraints)
+	checkFromC1(t, shape, o)
+}
+
+// checkFromC1 builds partition 0's circuit from o with FromC1, synthesizes it on shape, checks
+// that every constraint holds and that its public inputs are PublicInputs of (replica_id,
+// comm_d, comm_r, seed) alone, and returns them.
+func checkFromC1(t *testing.T, shape *synth.Shape, o *c1.SealCommitPhase1Output) []fr.Element {
+	t.Helper()
 	c, err := FromC1(o, 0)
 	require.NoError(t, err)
 	asg, err := synth.Synthesize(t.Context(), shape, c)
@@ -89,6 +89,7 @@ func TestFromC1Sealed8MiB(t *testing.T) {
 	want, err := PublicInputs(o.RegisteredProof, nil, o.ReplicaID, o.CommD, o.CommR, o.Seed, 0)
 	require.NoError(t, err)
 	require.Equal(t, want, asg.PublicInputs())
+	return want
 }
 
 // TestFromC1Tampered: a value changed in a vanilla proof makes synth.Check name the constraint

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk-go/cuzk/filecoin/c1"
+	"github.com/cuzk-go/cuzk/filecoin/internal/sectortest"
 	"github.com/cuzk-go/cuzk/filecoin/sdr"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
 	"github.com/cuzk-go/cuzk/synth"
@@ -26,13 +27,7 @@ func sealed2KiB(t testing.TB, seedByte byte) *c1.SealCommitPhase1Output {
 func sealedC1(t testing.TB, p sector.RegisteredSealProof, seedByte byte) *c1.SealCommitPhase1Output {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, uint64(seedByte)))
-	data := make([]byte, p.SectorSize())
-	for i := range data {
-		data[i] = byte(rng.Uint32())
-	}
-	for i := 31; i < len(data); i += 32 {
-		data[i] &= 0x3f
-	}
+	data := sectortest.RandomData(rng, p.SectorSize())
 	var ticket, seed [32]byte
 	ticket[0], seed[0] = 1, seedByte
 	s, err := sdr.Seal(context.Background(), p, sector.ProverID(1000), 7, ticket, data)

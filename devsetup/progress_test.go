@@ -18,7 +18,6 @@ import (
 type progressLog struct {
 	t      *testing.T
 	mu     sync.Mutex
-	busy   bool
 	stages []string
 	totals map[string]int64
 	last   map[string]int64

@@ -129,30 +129,29 @@ func ReadLog(r io.Reader) (*Log, error) {
 		}
 		if lg.Dialect == DialectCuzk {
 			e, err := ParseLine(l.text)
-			switch {
-			case errors.Is(err, ErrUnknownKind):
-				lg.Unknown = append(lg.Unknown, newParseError(l.n, l.text, err))
-			case err != nil:
-				lg.Bad = append(lg.Bad, newParseError(l.n, l.text, err))
-			default:
-				lg.Events = append(lg.Events, e)
-			}
+			lg.add(l.n, l.text, e, err)
 			continue
 		}
 		e, unknown, err := parseCurioLine(l.text, jobs)
 		for _, u := range unknown {
 			lg.Unknown = append(lg.Unknown, newParseError(l.n, l.text, u))
 		}
-		switch {
-		case errors.Is(err, ErrUnknownKind):
-			lg.Unknown = append(lg.Unknown, newParseError(l.n, l.text, err))
-		case err != nil:
-			lg.Bad = append(lg.Bad, newParseError(l.n, l.text, err))
-		default:
-			lg.Events = append(lg.Events, e)
-		}
+		lg.add(l.n, l.text, e, err)
 	}
 	return lg, nil
+}
+
+// add files the result of parsing line n (text): e among the Events when err is nil, else the
+// error among the Unknown lines when it is an ErrUnknownKind and among the Bad ones otherwise.
+func (lg *Log) add(n int, text string, e Event, err error) {
+	switch {
+	case errors.Is(err, ErrUnknownKind):
+		lg.Unknown = append(lg.Unknown, newParseError(n, text, err))
+	case err != nil:
+		lg.Bad = append(lg.Bad, newParseError(n, text, err))
+	default:
+		lg.Events = append(lg.Events, e)
+	}
 }
 
 // lineDialect classifies a TIMELINE line by its fifth field.

@@ -25,7 +25,7 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 			"value bellpepper-core's TestConstraintSystem::hash() gives for the same circuit.")
 	var cf circuitFlags
 	cf.register(fs, 1<<12)
-	fs.Lookup("circuit").Usage = "circuit: winning-post, window-post (Filecoin FallbackPoSt), stacked-porep (Filecoin PoRep partition), scalable or porep"
+	fs.Lookup("circuit").Usage = "circuit: winning-post, window-post (Filecoin FallbackPoSt), stacked-porep (Filecoin PoRep partition), stacked (the same with a synthetic C1 witness), scalable or porep"
 	sizeFlag := &cf.sectorSize
 	fs.Lookup("sector-size").Usage = "winning-post, window-post, stacked-porep, stacked: sector size (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB)"
 	countOnly := fs.Bool("count-only", false, "print the counts only, without compiling the circuit")

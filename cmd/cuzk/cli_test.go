@@ -44,6 +44,16 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
+// requireMode0644 checks that each named file in dir exists with permissions 0644.
+func requireMode0644(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, f := range names {
+		st, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o644), st.Mode().Perm(), f)
+	}
+}
+
 // TestProveRefusesOverwrite: an existing proof or inputs file is replaced only with --force,
 // and the refusal comes before any work and leaves both files as they were.
 func TestProveRefusesOverwrite(t *testing.T) {
@@ -65,11 +75,7 @@ func TestProveRefusesOverwrite(t *testing.T) {
 	require.NotEqual(t, inputs, readFile(t, filepath.Join(dir, "inputs.json")))
 	require.NoError(t, run(ctx, []string{"verify", "--vk", filepath.Join(dir, "circuit.vk"),
 		"--proof", filepath.Join(dir, "proof.bin"), "--inputs", filepath.Join(dir, "inputs.json")}))
-	for _, f := range []string{"proof.bin", "inputs.json", "circuit.params", "circuit.vk"} {
-		st, err := os.Stat(filepath.Join(dir, f))
-		require.NoError(t, err)
-		require.Equal(t, os.FileMode(0o644), st.Mode().Perm(), f)
-	}
+	requireMode0644(t, dir, "proof.bin", "inputs.json", "circuit.params", "circuit.vk")
 }
 
 // TestProveChecksOutputsFirst: outputs that cannot be written are refused before the
@@ -144,11 +150,7 @@ func TestSetupOutputs(t *testing.T) {
 	params2, vk2 := readFile(t, filepath.Join(dir, "circuit.params")), readFile(t, filepath.Join(dir, "circuit.vk"))
 	require.NotEqual(t, vk, vk2)
 	require.Equal(t, vk2, params2[:len(vk2)])
-	for _, f := range []string{"circuit.params", "circuit.vk"} {
-		st, err := os.Stat(filepath.Join(dir, f))
-		require.NoError(t, err)
-		require.Equal(t, os.FileMode(0o644), st.Mode().Perm(), f)
-	}
+	requireMode0644(t, dir, "circuit.params", "circuit.vk")
 }
 
 // TestCountBounds: counts that used to panic in makeslice or grow without bound are usage

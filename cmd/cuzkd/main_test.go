@@ -31,6 +31,41 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// awaitStatus runs "cuzkd status" against the daemon on the Unix socket sock every poll until
+// its output satisfies ready, and returns that output; past within it fails t with the last
+// output and the daemon's logs.
+func awaitStatus(t *testing.T, sock string, within, poll time.Duration, logs *syncBuffer, ready func(out string) bool) string {
+	t.Helper()
+	var out bytes.Buffer
+	deadline := time.Now().Add(within)
+	for {
+		out.Reset()
+		err := run(context.Background(), []string{"status", "--addr", "unix://" + sock, "--timeout", "200ms"}, &out, &out)
+		if err == nil && ready(out.String()) {
+			return out.String()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status: %v\n%s\nlogs:\n%s", err, out.String(), logs.String())
+		}
+		time.Sleep(poll)
+	}
+}
+
+// awaitStop cancels the daemon's context, as SIGTERM does, and fails t unless its run returns
+// nil on done within the given time.
+func awaitStop(t *testing.T, cancel context.CancelFunc, done <-chan error, within time.Duration) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(within):
+		t.Fatal("daemon did not stop")
+	}
+}
+
 // TestRunStatusAndShutdown starts cuzkd on a Unix socket with the fake backend, queries it with
 // "cuzkd status" and stops it by cancelling the context, as SIGTERM does.
 func TestRunStatusAndShutdown(t *testing.T) {
@@ -45,39 +80,21 @@ func TestRunStatusAndShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"--config", cfg, "--fake-backend"}, &logs, &logs) }()
 
-	var out bytes.Buffer
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		out.Reset()
-		err := run(context.Background(), []string{"status", "--addr", "unix://" + sock, "--timeout", "200ms"}, &out, &out)
-		if err == nil && strings.Contains(out.String(), "winning-2k") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status: %v\n%s\nlogs:\n%s", err, out.String(), logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	status := awaitStatus(t, sock, 3*time.Second, 10*time.Millisecond, &logs, func(out string) bool {
+		return strings.Contains(out, "winning-2k")
+	})
 	for _, want := range []string{"cuzkd at unix://" + sock, "winning-post", "porep-c2", "fake", "hot"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("status output lacks %q:\n%s", want, out.String())
+		if !strings.Contains(status, want) {
+			t.Errorf("status output lacks %q:\n%s", want, status)
 		}
 	}
-	out.Reset()
+	var out bytes.Buffer
 	if err := run(context.Background(), []string{"status", "--addr", "unix://" + sock, "--metrics"}, &out, &out); err != nil ||
 		!strings.Contains(out.String(), "cuzk_queue_depth") {
 		t.Fatalf("status --metrics: %v\n%s", err, out.String())
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("daemon did not stop")
-	}
+	awaitStop(t, cancel, done, 5*time.Second)
 	for _, want := range []string{`"msg":"proving with the FAKE backend`, `"msg":"preloaded","circuit":"winning-2k"`, `"msg":"daemon stopped"`} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("logs lack %s:\n%s", want, logs.String())
@@ -151,28 +168,10 @@ func TestRunInsecureDevParams(t *testing.T) {
 		done <- run(ctx, []string{"--config", cfg, "--insecure-dev-params", "--cpu-only"}, &logs, &logs)
 	}()
 
-	var out bytes.Buffer
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		out.Reset()
-		err := run(context.Background(), []string{"status", "--addr", "unix://" + sock, "--timeout", "200ms"}, &out, &out)
-		if err == nil && strings.Contains(out.String(), "wpost-2k") && strings.Contains(out.String(), "hot") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status: %v\n%s\nlogs:\n%s", err, out.String(), logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("daemon did not stop")
-	}
+	awaitStatus(t, sock, 60*time.Second, 50*time.Millisecond, &logs, func(out string) bool {
+		return strings.Contains(out, "wpost-2k") && strings.Contains(out, "hot")
+	})
+	awaitStop(t, cancel, done, 10*time.Second)
 	for _, want := range []string{"INSECURE development parameters", "preloaded circuit=wpost-2k"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("logs lack %q:\n%s", want, logs.String())

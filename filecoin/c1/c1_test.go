@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk-go/cuzk/filecoin/internal/sectortest"
 	"github.com/cuzk-go/cuzk/filecoin/sdr"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
 )
@@ -19,13 +20,7 @@ import (
 func sealed2KiB(t *testing.T, p sector.RegisteredSealProof) *SealCommitPhase1Output {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, uint64(p)))
-	data := make([]byte, p.SectorSize())
-	for i := range data {
-		data[i] = byte(rng.Uint32())
-		if i%32 == 31 {
-			data[i] &= 0x3f
-		}
-	}
+	data := sectortest.RandomData(rng, p.SectorSize())
 	ticket, seed := [32]byte{7, 7}, [32]byte{9, 9}
 	s, err := sdr.Seal(context.Background(), p, [32]byte{1}, 3, ticket, data)
 	require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"github.com/cuzk-go/cuzk/filecoin/sector"
 )
 
 // ProofType is a registered PoSt proof type, numbered as Filecoin's chain and filecoin-ffi number
@@ -75,15 +77,13 @@ func (v APIVersion) String() string {
 // TreeShape gives the arities of a sector's tree-r-last (filecoin-proofs constants.rs
 // SectorShape*): Base is the arity of the base trees (always 8), Sub the number of base trees
 // joined by a sub-tree layer (0: none), Top the number of sub trees joined by a top layer
-// (0: none). 2 KiB, 8 MiB and 512 MiB are 8-0-0, 32 GiB is 8-8-0, 64 GiB is 8-8-2.
-type TreeShape struct{ Base, Sub, Top int }
-
-// String returns "base-sub-top", e.g. "8-8-0", as the parameter file names spell the shape.
-func (s TreeShape) String() string { return fmt.Sprintf("%d-%d-%d", s.Base, s.Sub, s.Top) }
+// (0: none). 2 KiB, 8 MiB and 512 MiB are 8-0-0, 32 GiB is 8-8-0, 64 GiB is 8-8-2. It is the
+// sector package's type: a sector's shape is the same for PoRep and PoSt.
+type TreeShape = sector.TreeShape
 
 // NodeSize is the size in bytes of one tree-r-last leaf, a field element (storage-proofs-core
 // util.rs NODE_SIZE).
-const NodeSize = 32
+const NodeSize = sector.NodeSize
 
 // Challenge counts and sector counts of PoStConfig (filecoin-proofs constants.rs).
 const (
@@ -123,29 +123,18 @@ var windowSectorCount = map[uint64]int{
 	64 << 30:  2300,
 }
 
-// shapes is the tree-r-last shape per sector size (filecoin-proofs constants.rs SectorShape2KiB,
-// SectorShape8MiB, SectorShape512MiB = SectorShapeBase; SectorShape32GiB = SectorShapeSub8;
-// SectorShape64GiB = SectorShapeTop2).
-var shapes = map[uint64]TreeShape{
-	2 << 10:   {8, 0, 0},
-	8 << 20:   {8, 0, 0},
-	512 << 20: {8, 0, 0},
-	32 << 30:  {8, 8, 0},
-	64 << 30:  {8, 8, 2},
-}
-
 var sizeNames = map[uint64]string{2 << 10: "2KiB", 8 << 20: "8MiB", 512 << 20: "512MiB", 32 << 30: "32GiB", 64 << 30: "64GiB"}
-
-// sizes lists the sector sizes in the order the registry numbers them.
-var sizes = [5]uint64{2 << 10, 8 << 20, 512 << 20, 32 << 30, 64 << 30}
 
 // Lookup returns the Info of a registered PoSt proof type, or an error for an unknown number.
 func Lookup(t ProofType) (Info, error) {
 	if t < 0 || t > StackedDrgWindow64GiBV1_1 {
 		return Info{}, fmt.Errorf("post: unknown registered PoSt proof type %d (want 0..14)", int64(t))
 	}
-	size := sizes[t%5]
-	info := Info{Type: t, SectorSize: size, Shape: shapes[size]}
+	// The registry numbers the sizes as sector.Configs lists them, smallest first; a size's
+	// tree-r-last is its Config.Shape (filecoin-proofs constants.rs SectorShape*).
+	cfg := sector.Configs()[t%5]
+	size := cfg.SectorSize
+	info := Info{Type: t, SectorSize: size, Shape: cfg.Shape}
 	switch {
 	case t <= StackedDrgWinning64GiBV1:
 		info.Kind, info.API = Winning, APIVersion1_0_0

@@ -79,16 +79,16 @@ func TestRegistry(t *testing.T) {
 		cSectors, cChallenge int
 		inputs               int
 	}{
-		{0, "StackedDrgWinning2KiBV1", Winning, 2048, APIVersion1_0_0, TreeShape{8, 0, 0}, 66, 1, 132},
-		{3, "StackedDrgWinning32GiBV1", Winning, 32 << 30, APIVersion1_0_0, TreeShape{8, 8, 0}, 66, 1, 132},
-		{4, "StackedDrgWinning64GiBV1", Winning, 64 << 30, APIVersion1_0_0, TreeShape{8, 8, 2}, 66, 1, 132},
-		{5, "StackedDrgWindow2KiBV1", Window, 2048, APIVersion1_0_0, TreeShape{8, 0, 0}, 2, 10, 22},
-		{7, "StackedDrgWindow512MiBV1", Window, 512 << 20, APIVersion1_0_0, TreeShape{8, 0, 0}, 2, 10, 22},
-		{8, "StackedDrgWindow32GiBV1", Window, 32 << 30, APIVersion1_0_0, TreeShape{8, 8, 0}, 2349, 10, 25839},
-		{9, "StackedDrgWindow64GiBV1", Window, 64 << 30, APIVersion1_0_0, TreeShape{8, 8, 2}, 2300, 10, 25300},
-		{10, "StackedDrgWindow2KiBV1_1", Window, 2048, APIVersion1_2_0, TreeShape{8, 0, 0}, 2, 10, 22},
-		{13, "StackedDrgWindow32GiBV1_1", Window, 32 << 30, APIVersion1_2_0, TreeShape{8, 8, 0}, 2349, 10, 25839},
-		{14, "StackedDrgWindow64GiBV1_1", Window, 64 << 30, APIVersion1_2_0, TreeShape{8, 8, 2}, 2300, 10, 25300},
+		{0, "StackedDrgWinning2KiBV1", Winning, 2048, APIVersion1_0_0, TreeShape{Base: 8, Sub: 0, Top: 0}, 66, 1, 132},
+		{3, "StackedDrgWinning32GiBV1", Winning, 32 << 30, APIVersion1_0_0, TreeShape{Base: 8, Sub: 8, Top: 0}, 66, 1, 132},
+		{4, "StackedDrgWinning64GiBV1", Winning, 64 << 30, APIVersion1_0_0, TreeShape{Base: 8, Sub: 8, Top: 2}, 66, 1, 132},
+		{5, "StackedDrgWindow2KiBV1", Window, 2048, APIVersion1_0_0, TreeShape{Base: 8, Sub: 0, Top: 0}, 2, 10, 22},
+		{7, "StackedDrgWindow512MiBV1", Window, 512 << 20, APIVersion1_0_0, TreeShape{Base: 8, Sub: 0, Top: 0}, 2, 10, 22},
+		{8, "StackedDrgWindow32GiBV1", Window, 32 << 30, APIVersion1_0_0, TreeShape{Base: 8, Sub: 8, Top: 0}, 2349, 10, 25839},
+		{9, "StackedDrgWindow64GiBV1", Window, 64 << 30, APIVersion1_0_0, TreeShape{Base: 8, Sub: 8, Top: 2}, 2300, 10, 25300},
+		{10, "StackedDrgWindow2KiBV1_1", Window, 2048, APIVersion1_2_0, TreeShape{Base: 8, Sub: 0, Top: 0}, 2, 10, 22},
+		{13, "StackedDrgWindow32GiBV1_1", Window, 32 << 30, APIVersion1_2_0, TreeShape{Base: 8, Sub: 8, Top: 0}, 2349, 10, 25839},
+		{14, "StackedDrgWindow64GiBV1_1", Window, 64 << 30, APIVersion1_2_0, TreeShape{Base: 8, Sub: 8, Top: 2}, 2300, 10, 25300},
 	}
 	for _, c := range cases {
 		info, err := Lookup(c.pt)

@@ -266,7 +266,7 @@ func TestSubTopShapesSynthetic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var rnd Domain
 	rnd[3] = 9
-	for _, shape := range []TreeShape{{8, 8, 0}, {8, 8, 2}} {
+	for _, shape := range []TreeShape{{Base: 8, Sub: 8}, {Base: 8, Sub: 8, Top: 2}} {
 		info, _ := Lookup(StackedDrgWindow2KiBV1)
 		info.Shape = shape
 		info.SectorSize = NodeSize * 64 * uint64(shape.Sub) * uint64(max(shape.Top, 1))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -161,15 +160,8 @@ func postMerkleProof(mp sdr.MerkleProof) post.MerkleProof {
 	return out
 }
 
-// postShapes caches the compiled FallbackPoSt shape per circuit: compiling is the costly part of
-// building a circuit, and the shape depends only on the parameters.
-var postShapes sync.Map // cpost.Params → *postShapeEntry
-
-type postShapeEntry struct {
-	once  sync.Once
-	shape *synth.Shape
-	err   error
-}
+// postShapes holds the compiled FallbackPoSt shape per circuit, keyed by its cpost.Params.
+var postShapes shapeCache
 
 // PoStCircuitShape returns the compiled FallbackPoSt circuit of a registered PoSt proof type,
 // compiled on first use and kept: the shape devsetup.InsecureSetup and prover.CheckParameters
@@ -183,13 +175,11 @@ func PoStCircuitShape(t post.ProofType) (*synth.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := postShapes.LoadOrStore(p, &postShapeEntry{})
-	e := v.(*postShapeEntry)
-	e.once.Do(func() { e.shape, e.err = synth.Compile(cpost.Blank(p)) })
-	if e.err != nil {
-		return nil, fmt.Errorf("%s: compile circuit: %w", info.Name, e.err)
+	shape, err := postShapes.get(p, func() synth.Circuit { return cpost.Blank(p) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: compile circuit: %w", info.Name, err)
 	}
-	return e.shape, nil
+	return shape, nil
 }
 
 // GenerateWinningPoStWithVanilla proves a WinningPoSt from the vanilla proof of the challenged

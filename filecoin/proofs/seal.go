@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -56,14 +55,9 @@ func WithSealPriority(p int) SealOption {
 	return func(c *sealConfig) error { c.priority = p; return nil }
 }
 
-// sealShapes holds the compiled StackedCircuit of each seal shape, compiled on first use.
-var sealShapes sync.Map // stacked partition shape key → *sealShapeEntry
-
-type sealShapeEntry struct {
-	once  sync.Once
-	shape *synth.Shape
-	err   error
-}
+// sealShapes holds the compiled StackedCircuit of each seal shape, keyed by its stacked.Params
+// as fmt.Sprint spells them.
+var sealShapes shapeCache
 
 // SealShape returns the compiled partition circuit of seal proof type p (its R1CS matrices,
 // bellperson's StackedCircuit term for term). It is compiled once per process and sector size
@@ -73,10 +67,7 @@ func SealShape(p sector.RegisteredSealProof) (*synth.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := sealShapes.LoadOrStore(fmt.Sprint(params), &sealShapeEntry{})
-	e := v.(*sealShapeEntry)
-	e.once.Do(func() { e.shape, e.err = synth.Compile(stacked.Blank(params)) })
-	return e.shape, e.err
+	return sealShapes.get(fmt.Sprint(params), func() synth.Circuit { return stacked.Blank(params) })
 }
 
 // SealCommitPhase2 is filecoin-ffi's SealCommitPhase2 (proofs.go; filecoin-proofs api/seal.rs

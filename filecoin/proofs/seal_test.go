@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/filecoin/c1"
 	"github.com/cuzk-go/cuzk/filecoin/circuits/stacked"
+	"github.com/cuzk-go/cuzk/filecoin/internal/sectortest"
 	"github.com/cuzk-go/cuzk/filecoin/sdr"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
 	"github.com/cuzk-go/cuzk/prover"
@@ -31,13 +32,7 @@ const (
 func sealTestC1(t testing.TB, seedByte byte) *c1.SealCommitPhase1Output {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(11, uint64(seedByte)))
-	data := make([]byte, sector.Size2KiB)
-	for i := range data {
-		data[i] = byte(rng.Uint32())
-	}
-	for i := 31; i < len(data); i += 32 {
-		data[i] &= 0x3f
-	}
+	data := sectortest.RandomData(rng, sector.Size2KiB)
 	ticket := [32]byte{0: 5, 31: 0x11}
 	s, err := sdr.Seal(context.Background(), sector.StackedDrg2KiBV1_1, sector.ProverID(sealTestMiner), sealTestSector, ticket, data)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk-go/cuzk/filecoin/internal/sectortest"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
 )
 
@@ -131,21 +132,10 @@ func TestInteractiveChallengesLittleEndian(t *testing.T) {
 	}
 }
 
-func randomSector(rng *rand.Rand, size uint64) []byte {
-	data := make([]byte, size)
-	for i := range data {
-		data[i] = byte(rng.Uint32())
-	}
-	for i := 31; i < len(data); i += 32 {
-		data[i] &= 0x3f
-	}
-	return data
-}
-
 func sealAndProve(t *testing.T, p sector.RegisteredSealProof, seedByte byte) (*Sealed, *PublicInputs, [][]Proof) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(uint64(p), uint64(seedByte)))
-	data := randomSector(rng, p.SectorSize())
+	data := sectortest.RandomData(rng, p.SectorSize())
 	prover, ticket, seed := [32]byte{seedByte, 1}, [32]byte{seedByte, 2}, [32]byte{seedByte, 3}
 	s, err := Seal(context.Background(), p, prover, 4242, ticket, data)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk-go/cuzk/filecoin/circuits/internal/circuittest"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/synth/gadgets/merkle"
 	"github.com/cuzk-go/cuzk/synth/gadgets/poseidon"
@@ -167,15 +168,6 @@ func TestBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "unknown sector size")
 }
 
-// row returns row r of m as (column, coefficient) pairs in column order.
-func row(shape *synth.Shape, m *synth.Matrix, r int) (cols []int, coeffs []fr.Element) {
-	for _, e := range m.AppendRow(nil, r) {
-		cols = append(cols, int(e.Col))
-		coeffs = append(coeffs, shape.Coeffs[e.Coeff])
-	}
-	return cols, coeffs
-}
-
 // TestSectorRows checks a sector's own rows against circuit.rs, with comm_r_last, comm_c and
 // comm_r at aux 0, 1, 2 (columns n, n+1, n+2 for n inputs): row 0 is comm_r_input (input 1)·1
 // = comm_r; row 1, Poseidon's first, squares comm_c + c over One and comm_c; row 312 is
@@ -193,7 +185,7 @@ func TestSectorRows(t *testing.T) {
 	check := func(r int, unit bool, a, b, c []int) {
 		t.Helper()
 		for i, m := range []*synth.Matrix{&shape.A, &shape.B, &shape.C} {
-			cols, coeffs := row(shape, m, r)
+			cols, coeffs := circuittest.Row(shape, m, r)
 			require.Equal(t, [][]int{a, b, c}[i], cols, "row %d matrix %c", r, "ABC"[i])
 			for _, x := range coeffs {
 				require.True(t, !unit || x.IsOne(), "row %d matrix %c", r, "ABC"[i])
@@ -202,15 +194,15 @@ func TestSectorRows(t *testing.T) {
 	}
 	check(0, true, []int{1}, oneCol, []int{n + 2})
 	check(1, false, []int{0, n + 1}, []int{0, n + 1}, []int{n + 3})
-	hashCols, _ := row(shape, &shape.C, 311)
+	hashCols, _ := circuittest.Row(shape, &shape.C, 311)
 	require.Len(t, hashCols, 1)
 	check(312, true, []int{n + 2}, oneCol, hashCols)
 
 	last := shape.NumConstraints - 1
-	rootCols, _ := row(shape, &shape.A, last)
+	rootCols, _ := circuittest.Row(shape, &shape.A, last)
 	require.Len(t, rootCols, 1)
 	check(last, true, rootCols, oneCol, []int{n + 0})
-	packCols, weights := row(shape, &shape.A, last-1)
+	packCols, weights := circuittest.Row(shape, &shape.A, last-1)
 	require.Len(t, packCols, 6)
 	check(last-1, false, packCols, oneCol, []int{2})
 	var w fr.Element

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk-go/cuzk/filecoin/c1"
+	"github.com/cuzk-go/cuzk/filecoin/internal/sectortest"
 	"github.com/cuzk-go/cuzk/filecoin/sdr"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
 	"github.com/cuzk-go/cuzk/synth"
@@ -26,13 +27,7 @@ func sealed2KiB(t testing.TB, seedByte byte) *c1.SealCommitPhase1Output {
 func sealedC1(t testing.TB, p sector.RegisteredSealProof, seedByte byte) *c1.SealCommitPhase1Output {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, uint64(seedByte)))
-	data := make([]byte, p.SectorSize())
-	for i := range data {
-		data[i] = byte(rng.Uint32())
-	}
-	for i := 31; i < len(data); i += 32 {
-		data[i] &= 0x3f
-	}
+	data := sectortest.RandomData(rng, p.SectorSize())
 	var ticket, seed [32]byte
 	ticket[0], seed[0] = 1, seedByte
 	s, err := sdr.Seal(context.Background(), p, sector.ProverID(1000), 7, ticket, data)
@@ -58,15 +53,7 @@ func TestFromC1Sealed2KiB(t *testing.T) {
 	o := sealed2KiB(t, 9)
 	shape, err := shape2KiB()
 	require.NoError(t, err)
-	c, err := FromC1(o, 0)
-	require.NoError(t, err)
-	asg, err := synth.Synthesize(t.Context(), shape, c)
-	require.NoError(t, err)
-	require.NoError(t, synth.Check(shape, asg, c))
-	want, err := PublicInputs(o.RegisteredProof, nil, o.ReplicaID, o.CommD, o.CommR, o.Seed, 0)
-	require.NoError(t, err)
-	require.Len(t, want, 39)
-	require.Equal(t, want, asg.PublicInputs())
+	require.Len(t, checkFromC1(t, shape, o), 39)
 }
 
 // TestFromC1Sealed8MiB: as TestFromC1Sealed2KiB for an 8 MiB sector (2^18 nodes, tree D depth
@@ -81,6 +68,14 @@ func TestFromC1Sealed8MiB(t *testing.T) {
 	shape, err := synth.Compile(Blank(p))
 	require.NoError(t, err)
 	require.Equal(t, 3_844_929, shape.NumConstraints)
+	checkFromC1(t, shape, o)
+}
+
+// checkFromC1 builds partition 0's circuit from o with FromC1, synthesizes it on shape, checks
+// that every constraint holds and that its public inputs are PublicInputs of (replica_id,
+// comm_d, comm_r, seed) alone, and returns them.
+func checkFromC1(t *testing.T, shape *synth.Shape, o *c1.SealCommitPhase1Output) []fr.Element {
+	t.Helper()
 	c, err := FromC1(o, 0)
 	require.NoError(t, err)
 	asg, err := synth.Synthesize(t.Context(), shape, c)
@@ -89,6 +84,7 @@ func TestFromC1Sealed8MiB(t *testing.T) {
 	want, err := PublicInputs(o.RegisteredProof, nil, o.ReplicaID, o.CommD, o.CommR, o.Seed, 0)
 	require.NoError(t, err)
 	require.Equal(t, want, asg.PublicInputs())
+	return want
 }
 
 // TestFromC1Tampered: a value changed in a vanilla proof makes synth.Check name the constraint

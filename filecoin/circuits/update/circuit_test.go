@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk-go/cuzk/filecoin/circuits/internal/circuittest"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/synth/gadgets/merkle"
 	"github.com/cuzk-go/cuzk/synth/gadgets/poseidon"
@@ -211,15 +212,6 @@ func TestSatisfied16KiB(t *testing.T) {
 	require.NoError(t, checkSatisfied(t, shape, syntheticUpdate(t, p, 1)))
 }
 
-// row returns row r of m as columns and coefficients, in stored order.
-func row(shape *synth.Shape, m *synth.Matrix, r int) (cols []int, coeffs []fr.Element) {
-	for _, e := range m.AppendRow(nil, r) {
-		cols = append(cols, int(e.Col))
-		coeffs = append(coeffs, shape.Coeffs[e.Coeff])
-	}
-	return cols, coeffs
-}
-
 // TestRows2KiB checks the rows this package writes itself (the gadgets' rows are checked in
 // their packages) against circuit.rs and gadgets.rs, for 2 KiB: columns 0–4 are One and the 4
 // inputs, aux 0 (column 5) is k_and_h_select, aux 1–6 its bits, aux 7 the packed partition,
@@ -240,7 +232,7 @@ func TestRows2KiB(t *testing.T) {
 	one := fr.One()
 	check := func(r int, m *synth.Matrix, wantCols []int, wantCoeffs []uint64) {
 		t.Helper()
-		cols, coeffs := row(shape, m, r)
+		cols, coeffs := circuittest.Row(shape, m, r)
 		require.Equal(t, wantCols, cols, "row %d", r)
 		for i, c := range wantCoeffs {
 			var w fr.Element
@@ -261,7 +253,7 @@ func TestRows2KiB(t *testing.T) {
 		check(9+i, &shape.C, []int{13 + i}, []uint64{1})
 	}
 	const digestRow = 12 + 311 + 2*312 + 317_654
-	cols, coeffs := row(shape, &shape.A, digestRow)
+	cols, coeffs := circuittest.Row(shape, &shape.A, digestRow)
 	require.Contains(t, cols, 12, "digest_index row reads the partition")
 	for i, c := range cols {
 		want := fr.Element{}
@@ -271,6 +263,6 @@ func TestRows2KiB(t *testing.T) {
 		require.True(t, want.Equal(&coeffs[i]), "digest_index row column %d", c)
 	}
 	check(digestRow, &shape.B, []int{0}, []uint64{1})
-	cCols, _ := row(shape, &shape.C, digestRow)
+	cCols, _ := circuittest.Row(shape, &shape.C, digestRow)
 	require.Len(t, cCols, 1)
 }

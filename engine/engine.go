@@ -213,7 +213,7 @@ func WithoutSelfCheck() Option {
 // ErrSelfCheck is wrapped by the error of a job whose proof failed the engine's own verification.
 var ErrSelfCheck = errors.New("engine: self-check: proof does not verify")
 
-// WithDeviceEvaluation turns device evaluation on or off (default off). When on, a job whose
+// WithDeviceEvaluation turns device evaluation on or off (default on). When on, a job whose
 // every device computes A·w, B·w and C·w itself (prover.EvaluatesOnDevice, e.g. package gpu's)
 // is synthesized witness-only (synth.SynthesizeWitness): the host holds w but never the
 // evaluations, its estimate (EstimateWitnessPartitionBytes) and pool leave them out, and the
@@ -257,7 +257,7 @@ func WithLogger(l *slog.Logger) Option {
 // New starts an engine's workers: the synthesis workers and WorkersPerDevice device workers
 // per device. Close stops them.
 func New(opts ...Option) (*Engine, error) {
-	cfg := config{workersPerDevice: 2}
+	cfg := config{workersPerDevice: 2, deviceEval: true}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
 			return nil, err

@@ -40,7 +40,7 @@ func runBench(ctx context.Context, args []string) error {
 	outDir := fs.String("out", "out", "directory for bench.timeline, bench.trace.json and bench.svg (one subdirectory per run when there are several)")
 	width := fs.Int("width", timeline.DefaultWaterfallWidth, "waterfall width in columns")
 	randomParams := fs.Bool("random-params", false, "random points instead of an INSECURE setup: no setup time, but the proofs do not verify (and are not checked)")
-	deviceEval := fs.Bool("device-eval", false, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there: the host holds only w per partition (GPU devices only)")
+	deviceEval := fs.Bool("device-eval", true, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there, so the host holds only w per partition (GPU devices only; --device-eval=false computes them on the host)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
 	if _, err := parseFlags(fs, args, 0); err != nil {

@@ -70,7 +70,7 @@ func evaluationMode(deviceEval bool, shape *synth.Shape, devs []prover.Device) s
 	case deviceEval:
 		return "evaluated on the host (--device-eval ignored: a device does not evaluate)"
 	}
-	return "evaluated on the host (--device-eval to compute them on the GPUs)"
+	return "evaluated on the host (--device-eval=false)"
 }
 
 // resident is what the jobs share, counted once.

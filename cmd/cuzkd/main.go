@@ -13,6 +13,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,10 +30,19 @@ func main() {
 	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
+	if code := exitCode(err); code != 0 {
 		fmt.Fprintf(os.Stderr, "cuzkd: %v\n", err)
-		os.Exit(1)
+		os.Exit(code)
 	}
+}
+
+// exitCode is the process's exit status for run's error: 0 for none and for a command's -h
+// (flag.ErrHelp: its flags were printed), 1 otherwise.
+func exitCode(err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 1
 }
 
 type command struct {

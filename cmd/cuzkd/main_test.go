@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,5 +221,24 @@ func TestEngineOptions(t *testing.T) {
 	c.Memory.TotalBudget = "0"
 	if _, err := engineOptions(c, false); err == nil || !strings.Contains(err.Error(), "memory.total_budget") {
 		t.Errorf("budget: %v", err)
+	}
+}
+
+// TestCommandHelpExitsZero: `cuzkd <command> -h` prints the command's flags and exits 0; a bad
+// command line still exits 1.
+func TestCommandHelpExitsZero(t *testing.T) {
+	for _, c := range commands() {
+		var out bytes.Buffer
+		err := run(context.Background(), []string{c.name, "-h"}, &out, &out)
+		if code := exitCode(err); code != 0 {
+			t.Errorf("%s -h: exit %d (%v), want 0", c.name, code, err)
+		}
+		if !strings.Contains(out.String(), "-") {
+			t.Errorf("%s -h printed no flags: %q", c.name, out.String())
+		}
+	}
+	err := run(context.Background(), []string{"run", "--no-such-flag"}, io.Discard, io.Discard)
+	if code := exitCode(err); code != 1 {
+		t.Errorf("run --no-such-flag: exit %d (%v), want 1", code, err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // updated2KiB seals a random 2 KiB sector with filecoin/sdr and encodes new random data into it.
-func updated2KiB(t *testing.T) *Replica {
+func updated2KiB(t testing.TB) *Replica {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(11, 12))
 	var ticket [32]byte

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuzk-go/cuzk/filecoin/circuits/post"
 	"github.com/cuzk-go/cuzk/filecoin/circuits/stacked"
+	"github.com/cuzk-go/cuzk/filecoin/circuits/update"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -25,9 +26,9 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 			"value bellpepper-core's TestConstraintSystem::hash() gives for the same circuit.")
 	var cf circuitFlags
 	cf.register(fs, 1<<12)
-	fs.Lookup("circuit").Usage = "circuit: winning-post, window-post (Filecoin FallbackPoSt), stacked-porep (Filecoin PoRep partition), stacked (the same with a synthetic C1 witness), scalable or porep"
+	fs.Lookup("circuit").Usage = "circuit: winning-post, window-post (Filecoin FallbackPoSt), stacked-porep (Filecoin PoRep partition), stacked (the same with a synthetic C1 witness), update (Filecoin SnapDeals EmptySectorUpdate partition), scalable or porep"
 	sizeFlag := &cf.sectorSize
-	fs.Lookup("sector-size").Usage = "winning-post, window-post, stacked-porep, stacked: sector size (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB)"
+	fs.Lookup("sector-size").Usage = "winning-post, window-post, stacked-porep, stacked, update: sector size (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB; update: 1KiB … 16MiB, 512MiB, 32GiB, 64GiB)"
 	countOnly := fs.Bool("count-only", false, "print the counts only, without compiling the circuit")
 	treeFlag := fs.String("tree", "", "winning-post, window-post, stacked-porep: tree R (and C) shape base-sub-top (8-4-0), overriding the sector size's")
 	sectors := fs.Int("post-sectors", 0, fmt.Sprintf("winning-post, window-post: sectors per partition, overriding the proof's (at most %d)", maxPoStSectors))
@@ -96,6 +97,21 @@ func circuitHash(_ context.Context, w io.Writer, args []string) error {
 		}
 		circ = stacked.Blank(p)
 		desc = fmt.Sprintf("%s %s (%d layers, %d challenges)", cf.name, *sizeFlag, p.Layers, p.Challenges)
+	case "update":
+		size, err := parseSectorSize(*sizeFlag)
+		if err != nil {
+			return err
+		}
+		p, err := update.ParamsFor(size)
+		if err != nil {
+			return err
+		}
+		if constraints, inputs, aux, err = update.Count(p); err != nil {
+			return err
+		}
+		circ = update.Blank(p)
+		desc = fmt.Sprintf("%s %s (%d partitions × %d challenges, tree %d-%d-%d)", cf.name, *sizeFlag,
+			p.PartitionCount, p.ChallengeCount, p.Tree.Base, p.Tree.Sub, p.Tree.Top)
 	default:
 		if err := cf.validate(); err != nil {
 			return err

@@ -67,3 +67,37 @@ func TestCircuitHashStackedTestShape(t *testing.T) {
 	require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "stacked-porep", "--tree", "8-4-2", "--sector-size", "2048", "--count-only"}))
 	require.Contains(t, out.String(), "constraints 1346982\ninputs 22 (ONE included)\n")
 }
+
+// TestCircuitHashUpdateCounts: the 32 GiB update circuit's counts, the 81,049,499 constraints
+// storage-proofs-update tests/circuit.rs publishes, without compiling.
+func TestCircuitHashUpdateCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts three blank 32 GiB circuits of up to 3 challenges")
+	}
+	var out bytes.Buffer
+	require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "update", "--sector-size", "32GiB", "--count-only"}))
+	require.Contains(t, out.String(), "constraints 81049499\ninputs 5 (ONE included)\n")
+}
+
+// TestCircuitHashUpdateErrors: sizes the update circuit does not have are errors.
+func TestCircuitHashUpdateErrors(t *testing.T) {
+	var out bytes.Buffer
+	err := circuitHash(context.Background(), &out, []string{"--circuit", "update", "--sector-size", "8KiB0"})
+	require.Error(t, err)
+	err = circuitHash(context.Background(), &out, []string{"--circuit", "update", "--sector-size", "1GiB"})
+	require.ErrorContains(t, err, "not an EmptySectorUpdate size")
+}
+
+// TestCircuitHashUpdate2KiB: the 2 KiB update circuit's 1,705,039 constraints (published by
+// tests/circuit.rs) and its constraint-system hash, pinned (docs/snapdeals.md): a regression
+// value of this implementation, whose rows the circuit package's tests check against
+// circuit.rs; rust-fil-proofs publishes no hash for this circuit.
+func TestCircuitHashUpdate2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles and hashes 1.7 M constraints")
+	}
+	var out bytes.Buffer
+	require.NoError(t, circuitHash(context.Background(), &out, []string{"--circuit", "update", "--sector-size", "2KiB"}))
+	require.Contains(t, out.String(), "constraints 1705039\n")
+	require.Contains(t, out.String(), "hash c787aea9329f4525b3bcde14533b9b775654f6a9afe0a7c671783c8bd4f1f7a5\n")
+}

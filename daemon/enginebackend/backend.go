@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk-go/cuzk/filecoin/post"
 	"github.com/cuzk-go/cuzk/filecoin/proofs"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
+	"github.com/cuzk-go/cuzk/filecoin/update"
 	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/prover"
 )
@@ -166,8 +167,8 @@ func (b *Backend) Close() error {
 func (b *Backend) Engine() *engine.Engine { return b.eng }
 
 // Supports reports whether rp of kind k is proved: PoRep seal types but NonInteractive ones
-// (proofs.SealProofInfo), every WinningPoSt and WindowPoSt type (proofs.PoStProofInfo), no
-// SnapDeals. With WithInsecureDevParams only 2 KiB sectors are supported: a development setup
+// (proofs.SealProofInfo), every WinningPoSt and WindowPoSt type (proofs.PoStProofInfo), every
+// SnapDeals update type (proofs.UpdateProofInfo). With WithInsecureDevParams only 2 KiB sectors are supported: a development setup
 // of a larger circuit would take hours.
 func (b *Backend) Supports(k daemon.ProofKind, rp uint64) error {
 	pi, err := proofInfo(k, rp)
@@ -190,6 +191,8 @@ func proofInfo(k daemon.ProofKind, rp uint64) (proofs.ProofInfo, error) {
 		if err == nil && (pi.Circuit == proofs.WinningPoSt) != (k == daemon.WinningPoSt) {
 			err = fmt.Errorf("registered proof %d is a %s type", rp, pi.Circuit)
 		}
+	case daemon.SnapDealsUpdate:
+		pi, err = proofs.UpdateProofInfo(update.ProofType(rp))
 	default:
 		return proofs.ProofInfo{}, fmt.Errorf("%s: %w", k, daemon.ErrUnsupported)
 	}
@@ -200,7 +203,7 @@ func proofInfo(k daemon.ProofKind, rp uint64) (proofs.ProofInfo, error) {
 }
 
 // CheckRequest checks the payload before the job is queued: each PoSt vanilla proof decodes,
-// and a WindowPoSt …V1 partition other than 0 is refused (its challenges depend on the
+// a SnapDeals request has one decodable partition proof per partition of its type, and a WindowPoSt …V1 partition other than 0 is refused (its challenges depend on the
 // partition's first sector index over all partitions, which the request does not carry). A PoRep
 // C1 output is parsed, and its vanilla proofs checked, when the job runs.
 func (b *Backend) CheckRequest(r *daemon.Request) error {
@@ -216,6 +219,20 @@ func (b *Backend) CheckRequest(r *daemon.Request) error {
 			if err == nil && info.API != post.APIVersion1_2_0 {
 				return &daemon.RequestError{Field: "partition_index", Reason: fmt.Sprintf(
 					"%d: %s (API %s) challenges depend on the sector's index over all partitions; only partition 0 is proved, use a …V1_1 type", r.PartitionIndex, info.Name, info.API)}
+			}
+		}
+	case daemon.SnapDealsUpdate:
+		p, err := update.ProofType(r.RegisteredProof).Params()
+		if err != nil {
+			return nil // Supports refuses the type
+		}
+		if len(r.VanillaProofs) != p.PartitionCount {
+			return &daemon.RequestError{Field: "vanilla_proofs", Reason: fmt.Sprintf(
+				"%d partition proofs, %s has %d partitions", len(r.VanillaProofs), update.ProofType(r.RegisteredProof), p.PartitionCount)}
+		}
+		for i, v := range r.VanillaProofs {
+			if _, err := update.DecodePartitionProof(v); err != nil {
+				return &daemon.RequestError{Field: fmt.Sprintf("vanilla_proofs[%d]", i), Reason: err.Error()}
 			}
 		}
 	}
@@ -280,6 +297,13 @@ func (b *Backend) Prove(ctx context.Context, req *daemon.Request) (*daemon.Resul
 		if err == nil {
 			res.Proof = out[0].ProofBytes
 		}
+	case daemon.SnapDealsUpdate:
+		var rOld, rNew, dNew [32]byte
+		copy(rOld[:], req.CommROld)
+		copy(rNew[:], req.CommRNew)
+		copy(dNew[:], req.CommDNew)
+		res.Proof, err = proofs.GenerateEmptySectorUpdateProofWithVanilla(ctx, b.eng, p.params,
+			update.ProofType(req.RegisteredProof), rOld, rNew, dNew, req.VanillaProofs)
 	}
 	if err != nil {
 		return nil, err

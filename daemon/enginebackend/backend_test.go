@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/cuzk-go/cuzk/daemon"
 	"github.com/cuzk-go/cuzk/daemon/enginebackend"
@@ -22,6 +23,7 @@ import (
 	"github.com/cuzk-go/cuzk/filecoin/proofs"
 	"github.com/cuzk-go/cuzk/filecoin/sdr"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
+	"github.com/cuzk-go/cuzk/filecoin/update"
 	cuzkv1 "github.com/cuzk-go/cuzk/proto/cuzk/v1"
 	"github.com/cuzk-go/cuzk/prover"
 )
@@ -182,24 +184,38 @@ func TestPreloadEvictStatus(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ev.WasLoaded)
 
-	// Development parameters are made for 2 KiB circuits only; SnapDeals has none.
-	for _, id := range []string{"porep-32g", "snap-2k"} {
+	// Development parameters are made for 2 KiB circuits only.
+	for _, id := range []string{"porep-32g", "snap-32g"} {
 		_, err = c.PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: id})
 		require.Equal(t, codes.Unimplemented, status.Code(err), id)
 	}
 }
 
-// TestUnsupported: SnapDeals and NonInteractive PoRep are refused at submission with
-// Unimplemented; a WindowPoSt …V1 partition other than 0 with InvalidArgument, naming the field.
+// TestUnsupported: NonInteractive PoRep, and SnapDeals beyond 2 KiB with development parameters,
+// are refused at submission with Unimplemented; a WindowPoSt …V1 partition other than 0 and
+// malformed vanilla proofs with InvalidArgument, naming the field.
 func TestUnsupported(t *testing.T) {
 	ctx := t.Context()
 	c := serve(t, insecureBackend(t))
 	h := make([]byte, 32)
 	_, err := c.SubmitProof(ctx, &cuzkv1.SubmitProofRequest{
-		ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE, SectorSize: 2 << 10, RegisteredProof: 0,
+		ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE, SectorSize: 32 << 30, RegisteredProof: uint64(update.StackedDrg32GiBV1),
 		VanillaProofs: [][]byte{{1}}, CommROld: h, CommRNew: h, CommDNew: h,
 	})
 	require.Equal(t, codes.Unimplemented, status.Code(err), "%v", err)
+	_, err = c.SubmitProof(ctx, &cuzkv1.SubmitProofRequest{
+		ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE, SectorSize: 2 << 10, RegisteredProof: uint64(update.StackedDrg2KiBV1),
+		VanillaProofs: [][]byte{{1}}, CommROld: h, CommRNew: h, CommDNew: h,
+	})
+	require.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	require.ErrorContains(t, err, "vanilla_proofs[0]")
+	require.ErrorContains(t, err, "comm_c")
+	_, err = c.SubmitProof(ctx, &cuzkv1.SubmitProofRequest{
+		ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE, SectorSize: 2 << 10, RegisteredProof: uint64(update.StackedDrg2KiBV1),
+		VanillaProofs: [][]byte{{1}, {2}}, CommROld: h, CommRNew: h, CommDNew: h,
+	})
+	require.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	require.ErrorContains(t, err, "2 partition proofs, StackedDrg2KiBV1 has 1 partitions")
 
 	env := []byte(`{"SectorNum":1,"SectorSize":2048,"Phase1Out":"eyJ9"}`)
 	_, err = c.SubmitProof(ctx, &cuzkv1.SubmitProofRequest{
@@ -293,4 +309,63 @@ func TestWinningPoSt2KiBOverGRPC(t *testing.T) {
 		ChallengedSectors: sectors, Proofs: []proofs.PoStProof{{PoStProof: pt, ProofBytes: res.Result.Proof}}}, vk)
 	require.NoError(t, err)
 	require.True(t, ok)
+}
+
+// TestSnapDealsEndToEnd2KiBOverGRPC: a 2 KiB sector sealed in Go and updated with new data, its
+// bincode partition proof submitted over gRPC as Curio does (Prove, SNAP_DEALS_UPDATE with the
+// three commitments), proved by the engine backend with INSECURE parameters of the real
+// 1,705,039-constraint circuit, and verified with proofs.VerifyEmptySectorUpdateProofWithKey
+// from the commitments alone; with another comm_r_new it does not verify, and vanilla proofs
+// for other commitments fail the job naming the partition.
+func TestSnapDealsEndToEnd2KiBOverGRPC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 1.7 M-constraint development setup and proof on the CPU; TestUnsupported covers the request checks")
+	}
+	ctx := t.Context()
+	data := func() []byte {
+		b := make([]byte, 2<<10)
+		_, _ = rand.Read(b)
+		for i := 31; i < len(b); i += 32 {
+			b[i] &= 0x3f
+		}
+		return b
+	}
+	s, err := sdr.Seal(ctx, sector.StackedDrg2KiBV1_1, sector.ProverID(miner), 6, [32]byte{0: 6}, data())
+	require.NoError(t, err)
+	nodes, err := sdr.DataNodes(data())
+	require.NoError(t, err)
+	r, err := update.Encode(update.StackedDrg2KiBV1, s.TreeR, s.CommC, nodes)
+	require.NoError(t, err)
+	vanilla, err := proofs.GenerateEmptySectorUpdatePartitionProofs(r)
+	require.NoError(t, err)
+	rOld, rNew, dNew := sdr.Bytes(&r.CommROld), sdr.Bytes(&r.CommRNew), sdr.Bytes(&r.CommDNew)
+
+	b := insecureBackend(t)
+	c := serve(t, b)
+	req := &cuzkv1.SubmitProofRequest{
+		ProofKind: cuzkv1.ProofKind_SNAP_DEALS_UPDATE, SectorSize: 2 << 10, RegisteredProof: uint64(update.StackedDrg2KiBV1),
+		SectorNumber: 6, MinerId: miner, VanillaProofs: vanilla, CommROld: rOld[:], CommRNew: rNew[:], CommDNew: dNew[:],
+	}
+	res, err := c.Prove(ctx, &cuzkv1.ProveRequest{Submit: req})
+	require.NoError(t, err)
+	require.Equal(t, cuzkv1.AwaitProofResponse_COMPLETED, res.Result.Status, res.Result.ErrorMessage)
+	require.Len(t, res.Result.Proof, prover.ProofSize)
+
+	vk, err := b.VerifyingKey(ctx, "snap-2k")
+	require.NoError(t, err)
+	info := proofs.ReplicaUpdateInfo{UpdateProofType: update.StackedDrg2KiBV1, CommROld: rOld, CommRNew: rNew, CommDNew: dNew, Proof: res.Result.Proof}
+	ok, err := proofs.VerifyEmptySectorUpdateProofWithKey(info, vk)
+	require.NoError(t, err)
+	require.True(t, ok)
+	info.CommRNew[0] ^= 1
+	ok, err = proofs.VerifyEmptySectorUpdateProofWithKey(info, vk)
+	require.NoError(t, err)
+	require.False(t, ok, "another comm_r_new")
+
+	bad := proto.Clone(req).(*cuzkv1.SubmitProofRequest)
+	bad.CommRNew = info.CommRNew[:]
+	res, err = c.Prove(ctx, &cuzkv1.ProveRequest{Submit: bad})
+	require.NoError(t, err)
+	require.Equal(t, cuzkv1.AwaitProofResponse_FAILED, res.Result.Status)
+	require.Contains(t, res.Result.ErrorMessage, "partition 0")
 }

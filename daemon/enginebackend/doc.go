@@ -1,5 +1,5 @@
 // Package enginebackend is cuzkd's proving backend: a daemon.Backend that proves Filecoin's
-// PoRep C2, WinningPoSt and WindowPoSt partitions through one engine.Engine over the GPUs it is
+// PoRep C2, WinningPoSt and WindowPoSt partitions and SnapDeals updates through one engine.Engine over the GPUs it is
 // given (prover.CPU when none), with the Groth16 parameters of each circuit loaded once and kept.
 //
 //	gpus, err := gpu.ProverDevices() // errors.Is(err, gpu.ErrNotLoaded / gpu.ErrNoDevice): CPU only
@@ -17,7 +17,9 @@
 //     proofs (at most WINDOW_POST_SECTOR_COUNT, ascending sector numbers). For the …V1_1 types
 //     (API 1.2.0) a partition's challenges do not depend on its index, so any partition_index
 //     is proved; for the …V1 types only partition 0 (a later partition is refused as invalid).
-//   - SnapDeals: not supported (Supports wraps daemon.ErrUnsupported: codes.Unimplemented).
+//   - SnapDeals: proofs.GenerateEmptySectorUpdateProofWithVanilla over the bincode
+//     PartitionProof of every partition (CheckRequest decodes them and checks their count; each
+//     is verified natively against comm_r_old, comm_r_new and comm_d_new before proving).
 //
 // Parameters are identified by circuit id (daemon.CircuitID: "porep-32g", "wpost-2k", …). The
 // first proof or Preload of a circuit reads its v28 .params file through filecoin/paramcache
@@ -30,11 +32,12 @@
 // WithInsecureDevParams replaces the files by devsetup.InsecureSetup parameters made for the
 // requested circuit on first use (cached per circuit): whoever runs the setup can forge proofs,
 // so it is for tests and demos only; the 2 KiB circuits are the practical ones (WindowPoSt
-// 21,866 constraints in about a second, PoRep 2^22 rows in minutes on two cores).
+// 21,866 constraints in about a second, SnapDeals 2^21 rows and PoRep 2^22 rows in minutes on
+// two cores).
 //
 // Priorities: the daemon serves its queue by priority (WinningPoSt critical, WindowPoSt high,
 // PoRep and SnapDeals normal by default) and hands up to MaxConcurrent jobs to the backend. In the
 // engine, where partitions of concurrent jobs compete for synthesis and devices, a PoRep job takes
-// the daemon's priority (critical 0 … low 3, lower first); PoSt jobs always run at 0, the
-// engine's most urgent, since filecoin/proofs' PoSt calls take no priority.
+// the daemon's priority (critical 0 … low 3, lower first); PoSt and SnapDeals jobs always run at
+// 0, the engine's most urgent, since filecoin/proofs' PoSt and update calls take no priority.
 package enginebackend

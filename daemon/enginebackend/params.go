@@ -16,6 +16,7 @@ import (
 	"github.com/cuzk-go/cuzk/filecoin/post"
 	"github.com/cuzk-go/cuzk/filecoin/proofs"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
+	"github.com/cuzk-go/cuzk/filecoin/update"
 	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
@@ -52,7 +53,7 @@ func newParamStore(c *paramcache.Cache, insecure bool, gpus []*gpu.ProverDevice,
 
 // representative returns the registered proof whose parameters serve circuit id (kind and sector
 // size): the interactive …V1_1 seal type for PoRep (V1 and V1_1 share the circuit and files),
-// the …V1_1 type for WindowPoSt (likewise), and the WinningPoSt type.
+// the …V1_1 type for WindowPoSt (likewise), the WinningPoSt type and the update type.
 func representative(id string) (daemon.ProofKind, uint64, error) {
 	k, size, err := daemon.ParseCircuitID(id)
 	if err != nil {
@@ -66,6 +67,8 @@ func representative(id string) (daemon.ProofKind, uint64, error) {
 		base = uint64(post.StackedDrgWindow2KiBV1_1)
 	case daemon.WinningPoSt:
 		base = uint64(post.StackedDrgWinning2KiBV1)
+	case daemon.SnapDealsUpdate:
+		base = uint64(update.StackedDrg2KiBV1)
 	default:
 		return 0, 0, fmt.Errorf("circuit %s: %s: %w", id, k, daemon.ErrUnsupported)
 	}
@@ -144,9 +147,12 @@ func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind
 func insecureParams(k daemon.ProofKind, rp uint64) (*prover.Parameters, error) {
 	var shape *synth.Shape
 	var err error
-	if k == daemon.PoRepSealCommit {
+	switch k {
+	case daemon.PoRepSealCommit:
 		shape, err = proofs.SealShape(sector.RegisteredSealProof(rp))
-	} else {
+	case daemon.SnapDealsUpdate:
+		shape, err = proofs.UpdateCircuitShape(update.ProofType(rp))
+	default:
 		shape, err = proofs.PoStCircuitShape(post.ProofType(rp))
 	}
 	if err != nil {

@@ -1,9 +1,10 @@
 // Package proofs is cuzk's counterpart of filecoin-ffi's proof calls, in Go without cgo: seal
 // (SealCommitPhase2, VerifySeal) and proof-of-spacetime (GeneratePoStFallbackSectorChallenges,
 // GenerateSingleVanillaProof, GenerateWinningPoStWithVanilla, GenerateWindowPoStWithVanilla,
-// VerifyWinningPoSt, VerifyWindowPoSt) over Filecoin's real v28
-// circuits, with the registered proof types mapped to their circuit, sector size, partitions
-// and parameter files in one place (SealProofInfo, PoStProofInfo).
+// VerifyWinningPoSt, VerifyWindowPoSt) and SnapDeals (GenerateEmptySectorUpdatePartitionProofs,
+// GenerateEmptySectorUpdateProofWithVanilla, VerifyEmptySectorUpdateProof) over Filecoin's real
+// v28 circuits, with the registered proof types mapped to their circuit, sector size, partitions
+// and parameter files in one place (SealProofInfo, PoStProofInfo, UpdateProofInfo).
 //
 // Generation proves through an *engine.Engine with Groth16 parameters the caller gives
 // (ProofInfo.LoadParameters reads the real ones through filecoin/paramcache; devsetup makes

@@ -15,14 +15,16 @@ import (
 type Circuit uint8
 
 // The circuits: PoRep is storage-proofs-porep StackedCircuit; WinningPoSt and WindowPoSt are
-// storage-proofs-post FallbackPoStCircuit with their setup parameters.
+// storage-proofs-post FallbackPoStCircuit with their setup parameters; EmptySectorUpdate is
+// storage-proofs-update EmptySectorUpdateCircuit (SnapDeals).
 const (
 	PoRep Circuit = iota + 1
 	WinningPoSt
 	WindowPoSt
+	EmptySectorUpdate
 )
 
-// String returns "porep", "winning-post" or "window-post".
+// String returns "porep", "winning-post", "window-post" or "empty-sector-update".
 func (c Circuit) String() string {
 	switch c {
 	case PoRep:
@@ -31,6 +33,8 @@ func (c Circuit) String() string {
 		return "winning-post"
 	case WindowPoSt:
 		return "window-post"
+	case EmptySectorUpdate:
+		return "empty-sector-update"
 	}
 	return fmt.Sprintf("Circuit(%d)", uint8(c))
 }
@@ -55,16 +59,17 @@ type ProofInfo struct {
 	// paramcache and Filecoin's parameters.json name them.
 	ParamsFile, VKFile string
 
-	partitions int // PoRep's fixed partition count
+	partitions int // PoRep's and EmptySectorUpdate's fixed partition count
 }
 
 // Partitions returns the number of partitions (of 192-byte Groth16 proofs) that proving
 // sectors sectors takes: PoRep's fixed count per sector (10 at 32 GiB, 1 for the small sizes),
-// 1 for WinningPoSt, and ⌈sectors / SectorsPerPartition⌉ (at least 1) for WindowPoSt
-// (filecoin-proofs post_util.rs get_partitions_for_window_post).
+// EmptySectorUpdate's (16 at 32 GiB, 1 at 2 KiB), 1 for WinningPoSt, and
+// ⌈sectors / SectorsPerPartition⌉ (at least 1) for WindowPoSt (filecoin-proofs post_util.rs
+// get_partitions_for_window_post).
 func (pi ProofInfo) Partitions(sectors int) int {
 	switch pi.Circuit {
-	case PoRep:
+	case PoRep, EmptySectorUpdate:
 		return pi.partitions
 	case WindowPoSt:
 		if sectors <= pi.SectorsPerPartition {

@@ -161,6 +161,10 @@ var (
 	ErrJobExists = errors.New("another request with this request_id is in progress")
 	// ErrShuttingDown: the daemon no longer accepts jobs (codes.Unavailable).
 	ErrShuttingDown = errors.New("daemon shutting down")
+	// ErrNotReady: the host lacks what the request needs, e.g. a parameter file is missing or
+	// corrupt; the request is good and may succeed once the operator fixes the host
+	// (codes.FailedPrecondition).
+	ErrNotReady = errors.New("host not ready")
 )
 
 // RequestError is an ErrInvalidRequest naming the field at fault.

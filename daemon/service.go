@@ -256,6 +256,8 @@ func grpcError(err error) error {
 		code = codes.AlreadyExists
 	case errors.Is(err, ErrShuttingDown):
 		code = codes.Unavailable
+	case errors.Is(err, ErrNotReady):
+		code = codes.FailedPrecondition
 	case errors.Is(err, context.Canceled):
 		code = codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):

@@ -262,7 +262,7 @@ func TestMissingParameterFile(t *testing.T) {
 		}
 	}
 	_, err = c.PreloadSRS(ctx, &cuzkv1.PreloadSrsRequest{CircuitId: "wpost-2k"})
-	require.Error(t, err)
+	require.Equal(t, codes.FailedPrecondition, status.Code(err), "a missing file is the host's state, not a bad request")
 	check(status.Convert(err).Message())
 
 	var rnd post.Domain

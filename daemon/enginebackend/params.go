@@ -3,6 +3,7 @@ package enginebackend
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -133,6 +134,9 @@ func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind
 		e.params, e.err = insecureParams(k, rp)
 	} else {
 		e.params, e.err = pi.LoadParameters(context.Background(), s.cache, prover.Unchecked)
+	}
+	if errors.Is(e.err, paramcache.ErrMissing) || errors.Is(e.err, paramcache.ErrDigest) {
+		e.err = fmt.Errorf("%w: %w", daemon.ErrNotReady, e.err)
 	}
 	if e.err != nil {
 		e.err = fmt.Errorf("load parameters of %s: %w", e.circuit, e.err)

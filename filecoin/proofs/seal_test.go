@@ -28,13 +28,18 @@ const (
 )
 
 // sealTestC1 seals a 2 KiB sector of pseudo-random fr32 data in Go for miner 1000's sector 7
-// and returns its C1 output for seed {seedByte, 0, …}.
+// and returns its C1 output for seed {seedByte, 2, 0, …}.
 func sealTestC1(t testing.TB, seedByte byte) *c1.SealCommitPhase1Output {
+	return sealTestC1Of(t, sector.StackedDrg2KiBV1_1, seedByte)
+}
+
+// sealTestC1Of is sealTestC1 for a sector of proof type p.
+func sealTestC1Of(t testing.TB, p sector.RegisteredSealProof, seedByte byte) *c1.SealCommitPhase1Output {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(11, uint64(seedByte)))
-	data := sectortest.RandomData(rng, sector.Size2KiB)
+	data := sectortest.RandomData(rng, p.SectorSize())
 	ticket := [32]byte{0: 5, 31: 0x11}
-	s, err := sdr.Seal(context.Background(), sector.StackedDrg2KiBV1_1, sector.ProverID(sealTestMiner), sealTestSector, ticket, data)
+	s, err := sdr.Seal(context.Background(), p, sector.ProverID(sealTestMiner), sealTestSector, ticket, data)
 	require.NoError(t, err)
 	out, err := c1.Commit1(context.Background(), s, [32]byte{0: seedByte, 1: 2})
 	require.NoError(t, err)
@@ -43,7 +48,12 @@ func sealTestC1(t testing.TB, seedByte byte) *c1.SealCommitPhase1Output {
 
 // sealTestParams are INSECURE parameters of the 2 KiB PoRep circuit, made once per test binary.
 var sealTestParams = sync.OnceValues(func() (*prover.Parameters, error) {
-	shape, err := SealShape(sector.StackedDrg2KiBV1_1)
+	return sealTestSetup(sector.StackedDrg2KiBV1_1)
+})
+
+// sealTestSetup makes INSECURE parameters (fixed toxic waste) of proof type p's PoRep circuit.
+func sealTestSetup(p sector.RegisteredSealProof) (*prover.Parameters, error) {
+	shape, err := SealShape(p)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +62,7 @@ var sealTestParams = sync.OnceValues(func() (*prover.Parameters, error) {
 		return nil, err
 	}
 	return devsetup.InsecureSetup(shape, tw)
-})
+}
 
 func sealTestInfo(o *c1.SealCommitPhase1Output, proof []byte) SealVerifyInfo {
 	return SealVerifyInfo{
@@ -88,6 +98,23 @@ func TestSealCommitPhase2EndToEnd(t *testing.T) {
 	info := sealTestInfo(o, proof)
 	require.NoError(t, VerifySeal(pvk, &info))
 
+	requireSealRefusedIfChanged(t, pvk, o, proof)
+
+	// The C1 of another seed proves too, and its proof is not the first's.
+	o2 := sealTestC1(t, 2)
+	proof2, err := SealCommitPhase2Output(t.Context(), o2, sealTestSector, sealTestMiner, WithSealParameters(params))
+	require.NoError(t, err)
+	info2 := sealTestInfo(o2, proof2)
+	require.NoError(t, VerifySeal(pvk, &info2))
+	info2.Proof = proof
+	require.ErrorIs(t, VerifySeal(pvk, &info2), prover.ErrInvalidProof)
+}
+
+// requireSealRefusedIfChanged checks that proof, valid for o, fails VerifySeal with
+// prover.ErrInvalidProof once any one of the seed, ticket, comm_r, comm_d, miner or sector
+// number is changed.
+func requireSealRefusedIfChanged(t *testing.T, pvk *prover.PreparedVerifyingKey, o *c1.SealCommitPhase1Output, proof []byte) {
+	t.Helper()
 	flip := func(b *[32]byte) { b[3] ^= 1 }
 	for name, change := range map[string]func(*SealVerifyInfo){
 		"seed":   func(i *SealVerifyInfo) { flip(&i.InteractiveRandomness) },
@@ -101,15 +128,44 @@ func TestSealCommitPhase2EndToEnd(t *testing.T) {
 		change(&bad)
 		require.ErrorIs(t, VerifySeal(pvk, &bad), prover.ErrInvalidProof, name)
 	}
+}
 
-	// The C1 of another seed proves too, and its proof is not the first's.
-	o2 := sealTestC1(t, 2)
-	proof2, err := SealCommitPhase2Output(t.Context(), o2, sealTestSector, sealTestMiner, WithSealParameters(params))
+// TestSealCommitPhase2EndToEnd8MiB: as TestSealCommitPhase2EndToEnd for an 8 MiB sector
+// (StackedDrg8MiBV1_1: 2^18 nodes, 2 layers, one partition of 2 challenges; the circuit has
+// 3,844,929 constraints and 2^22 rows): sealed in Go, its C1 JSON, SealCommitPhase2 with
+// INSECURE parameters of the real 8 MiB StackedCircuit, VerifySeal from the verifier's values
+// only; the proof verifies, and with another seed, ticket, comm_r, comm_d, miner or sector it
+// does not.
+func TestSealCommitPhase2EndToEnd8MiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seals 8 MiB, then a Groth16 setup and proof of the 3.8 M-constraint 8 MiB PoRep take minutes on 2 cores")
+	}
+	start := time.Now()
+	o := sealTestC1Of(t, sector.StackedDrg8MiBV1_1, 1)
+	js, err := c1.Marshal(o)
 	require.NoError(t, err)
-	info2 := sealTestInfo(o2, proof2)
-	require.NoError(t, VerifySeal(pvk, &info2))
-	info2.Proof = proof
-	require.ErrorIs(t, VerifySeal(pvk, &info2), prover.ErrInvalidProof)
+	t.Logf("seal 8 MiB, C1 (%d bytes of JSON): %v", len(js), time.Since(start))
+
+	start = time.Now()
+	shape, err := SealShape(sector.StackedDrg8MiBV1_1)
+	require.NoError(t, err)
+	require.Equal(t, 3_844_929, shape.NumConstraints)
+	require.Equal(t, 1<<22, shape.DomainSize())
+	params, err := sealTestSetup(sector.StackedDrg8MiBV1_1)
+	require.NoError(t, err)
+	t.Logf("compile and INSECURE setup: %v", time.Since(start))
+
+	start = time.Now()
+	proof, err := SealCommitPhase2(t.Context(), js, sealTestSector, sealTestMiner, WithSealParameters(params))
+	require.NoError(t, err)
+	require.Len(t, proof, prover.ProofSize)
+	t.Logf("SealCommitPhase2 (parse, synthesize, prove on the CPU, verify): %v", time.Since(start))
+
+	pvk, err := prover.PrepareVerifyingKey(&params.VK)
+	require.NoError(t, err)
+	info := sealTestInfo(o, proof)
+	require.NoError(t, VerifySeal(pvk, &info))
+	requireSealRefusedIfChanged(t, pvk, o, proof)
 }
 
 // TestSealPublicInputsMatchCircuit: the inputs VerifySeal derives from (proof type, comm_r,

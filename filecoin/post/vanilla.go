@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+
+	bin "github.com/cuzk-go/cuzk/filecoin/internal/bincode"
 )
 
 // PathElement is one level of a Merkle inclusion path (storage-proofs-core merkle/proof.rs
@@ -107,65 +108,22 @@ func (e *DecodeError) Unwrap() []error { return []error{ErrFormat, e.Err} }
 // multi_node accepts arities 1, 2, 4, 8, 16).
 const maxSiblings = 15
 
-// bincode is a reader over the bincode 1.x default encoding serde uses in rust-fil-proofs:
-// integers little-endian fixed width (usize as u64), sequences as a u64 count then the
-// elements, enums as a u32 variant index then the fields, structs as their fields in order.
-type bincode struct {
-	b   []byte
-	off int
-}
+// bincode reads the bincode of rust-fil-proofs' vanilla proofs (filecoin/internal/bincode) into
+// this package's types; its errors are *DecodeError.
+type bincode struct{ bin.Reader }
 
-func (r *bincode) fail(field string, at int, err error) error {
-	return &DecodeError{Field: field, Offset: at, Err: err}
-}
-
-func (r *bincode) need(field string, n int) error {
-	if len(r.b)-r.off < n {
-		return r.fail(field, r.off, fmt.Errorf("need %d bytes, %d left: %w", n, len(r.b)-r.off, io.ErrUnexpectedEOF))
-	}
-	return nil
-}
-
-func (r *bincode) u64(field string) (uint64, error) {
-	if err := r.need(field, 8); err != nil {
-		return 0, err
-	}
-	v := binary.LittleEndian.Uint64(r.b[r.off:])
-	r.off += 8
-	return v, nil
-}
-
-func (r *bincode) u32(field string) (uint32, error) {
-	if err := r.need(field, 4); err != nil {
-		return 0, err
-	}
-	v := binary.LittleEndian.Uint32(r.b[r.off:])
-	r.off += 4
-	return v, nil
+func newBincode(b []byte) *bincode {
+	return &bincode{bin.Reader{B: b, Fail: func(field string, at int, err error) error {
+		return &DecodeError{Field: field, Offset: at, Err: err}
+	}}}
 }
 
 func (r *bincode) domain(field string) (Domain, error) {
-	var d Domain
-	if err := r.need(field, 32); err != nil {
-		return d, err
-	}
-	copy(d[:], r.b[r.off:])
-	r.off += 32
-	return d, nil
-}
-
-// count reads a sequence length and bounds it by the bytes left: each element takes at least
-// minSize bytes, so no count can make the reader allocate more than the input justifies.
-func (r *bincode) count(field string, minSize int) (int, error) {
-	at := r.off
-	n, err := r.u64(field + " length")
+	b, err := r.Bytes32(field)
 	if err != nil {
-		return 0, err
+		return Domain{}, err
 	}
-	if left := uint64(len(r.b) - r.off); n > left/uint64(minSize) {
-		return 0, r.fail(field+" length", at, fmt.Errorf("%d elements of at least %d bytes, only %d bytes left", n, minSize, left))
-	}
-	return int(n), nil
+	return Domain(*b), nil
 }
 
 // Minimum encoded sizes, for bounding counts.
@@ -176,20 +134,20 @@ const (
 )
 
 func (r *bincode) path(field string) ([]PathElement, error) {
-	n, err := r.count(field+".path", minPathElementSize)
+	n, err := r.Count(field+".path", minPathElementSize)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]PathElement, n)
 	for i := range out {
 		f := fmt.Sprintf("%s.path[%d]", field, i)
-		at := r.off
-		h, err := r.count(f+".hashes", 32)
+		at := r.Off
+		h, err := r.Count(f+".hashes", 32)
 		if err != nil {
 			return nil, err
 		}
 		if h > maxSiblings {
-			return nil, r.fail(f+".hashes length", at, fmt.Errorf("%d siblings, at most %d (arity ≤ 16)", h, maxSiblings))
+			return nil, r.Fail(f+".hashes length", at, fmt.Errorf("%d siblings, at most %d (arity ≤ 16)", h, maxSiblings))
 		}
 		out[i].Hashes = make([]Domain, h)
 		for j := range out[i].Hashes {
@@ -197,7 +155,7 @@ func (r *bincode) path(field string) ([]PathElement, error) {
 				return nil, err
 			}
 		}
-		if out[i].Index, err = r.u64(f + ".index"); err != nil {
+		if out[i].Index, err = r.U64(f + ".index"); err != nil {
 			return nil, err
 		}
 	}
@@ -206,8 +164,8 @@ func (r *bincode) path(field string) ([]PathElement, error) {
 
 func (r *bincode) merkleProof(field string) (MerkleProof, error) {
 	var p MerkleProof
-	at := r.off
-	tag, err := r.u32(field + ".data variant")
+	at := r.Off
+	tag, err := r.U32(field + ".data variant")
 	if err != nil {
 		return p, err
 	}
@@ -241,7 +199,7 @@ func (r *bincode) merkleProof(field string) (MerkleProof, error) {
 		p.Leaf, err = r.domain(f + ".leaf")
 		return p, err
 	}
-	return p, r.fail(field+".data variant", at, fmt.Errorf("unknown ProofData variant %d (want 0 Single, 1 Sub, 2 Top)", tag))
+	return p, r.Fail(field+".data variant", at, fmt.Errorf("unknown ProofData variant %d (want 0 Single, 1 Sub, 2 Top)", tag))
 }
 
 // DecodeSectorProof decodes the bincode of a FallbackPoStSectorProof, the vanilla proof bytes
@@ -260,23 +218,23 @@ func (r *bincode) merkleProof(field string) (MerkleProof, error) {
 // large allocation; errors are *DecodeError with the field and byte offset. Unlike Rust's
 // bincode::deserialize, trailing bytes are an error.
 func DecodeSectorProof(b []byte) (*FallbackPoStSectorProof, error) {
-	r := &bincode{b: b}
+	r := newBincode(b)
 	var p FallbackPoStSectorProof
 	var err error
-	if p.SectorID, err = r.u64("sector_id"); err != nil {
+	if p.SectorID, err = r.U64("sector_id"); err != nil {
 		return nil, err
 	}
 	if p.CommR, err = r.domain("comm_r"); err != nil {
 		return nil, err
 	}
-	n, err := r.count("vanilla_proof.sectors", minSectorProofSize)
+	n, err := r.Count("vanilla_proof.sectors", minSectorProofSize)
 	if err != nil {
 		return nil, err
 	}
 	p.Sectors = make([]SectorProof, n)
 	for s := range p.Sectors {
 		f := fmt.Sprintf("vanilla_proof.sectors[%d]", s)
-		m, err := r.count(f+".inclusion_proofs", minMerkleProofSize)
+		m, err := r.Count(f+".inclusion_proofs", minMerkleProofSize)
 		if err != nil {
 			return nil, err
 		}
@@ -294,8 +252,8 @@ func DecodeSectorProof(b []byte) (*FallbackPoStSectorProof, error) {
 			return nil, err
 		}
 	}
-	if r.off != len(b) {
-		return nil, r.fail("end", r.off, fmt.Errorf("%d trailing bytes", len(b)-r.off))
+	if err := r.End(); err != nil {
+		return nil, err
 	}
 	return &p, nil
 }

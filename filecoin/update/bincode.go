@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	bin "github.com/cuzk-go/cuzk/filecoin/internal/bincode"
 	"github.com/cuzk-go/cuzk/filecoin/sdr"
 )
 
@@ -112,84 +112,45 @@ func (pp *PartitionProof) MarshalBinary() ([]byte, error) {
 	return w, nil
 }
 
-// reader reads bincode 1.x as serde writes it in rust-fil-proofs: fixed-width little-endian
-// integers, sequences as a u64 count then the elements, enums as a u32 variant then the fields.
-type reader struct {
-	b   []byte
-	off int
-}
+// reader reads the bincode of rust-fil-proofs' vanilla proofs (filecoin/internal/bincode) into
+// this package's types; its errors are *DecodeError.
+type reader struct{ bin.Reader }
 
-func (r *reader) fail(field string, at int, err error) error {
-	return &DecodeError{Field: field, Offset: at, Err: err}
-}
-
-func (r *reader) need(field string, n int) error {
-	if len(r.b)-r.off < n {
-		return r.fail(field, r.off, fmt.Errorf("need %d bytes, %d left: %w", n, len(r.b)-r.off, io.ErrUnexpectedEOF))
-	}
-	return nil
-}
-
-func (r *reader) u64(field string) (uint64, error) {
-	if err := r.need(field, 8); err != nil {
-		return 0, err
-	}
-	v := binary.LittleEndian.Uint64(r.b[r.off:])
-	r.off += 8
-	return v, nil
-}
-
-func (r *reader) u32(field string) (uint32, error) {
-	if err := r.need(field, 4); err != nil {
-		return 0, err
-	}
-	v := binary.LittleEndian.Uint32(r.b[r.off:])
-	r.off += 4
-	return v, nil
+func newReader(b []byte) *reader {
+	return &reader{bin.Reader{B: b, Fail: func(field string, at int, err error) error {
+		return &DecodeError{Field: field, Offset: at, Err: err}
+	}}}
 }
 
 // element reads a canonical field element.
 func (r *reader) element(field string) (fr.Element, error) {
-	if err := r.need(field, 32); err != nil {
+	at := r.Off
+	b, err := r.Bytes32(field)
+	if err != nil {
 		return fr.Element{}, err
 	}
-	at := r.off
-	x, err := fr.LittleEndian.Element((*[32]byte)(r.b[r.off:]))
+	x, err := fr.LittleEndian.Element(b)
 	if err != nil {
-		return fr.Element{}, r.fail(field, at, fmt.Errorf("not a canonical field element: %w", err))
+		return fr.Element{}, r.Fail(field, at, fmt.Errorf("not a canonical field element: %w", err))
 	}
-	r.off += 32
 	return x, nil
 }
 
-// count reads a sequence length, bounded by the bytes left at minSize bytes an element.
-func (r *reader) count(field string, minSize int) (int, error) {
-	at := r.off
-	n, err := r.u64(field + " length")
-	if err != nil {
-		return 0, err
-	}
-	if left := uint64(len(r.b) - r.off); n > left/uint64(minSize) {
-		return 0, r.fail(field+" length", at, fmt.Errorf("%d elements of at least %d bytes, only %d bytes left", n, minSize, left))
-	}
-	return int(n), nil
-}
-
 func (r *reader) path(field string) ([]sdr.PathElement, error) {
-	n, err := r.count(field+".path", minPathElementSize)
+	n, err := r.Count(field+".path", minPathElementSize)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]sdr.PathElement, n)
 	for i := range out {
 		f := fmt.Sprintf("%s.path[%d]", field, i)
-		at := r.off
-		h, err := r.count(f+".hashes", 32)
+		at := r.Off
+		h, err := r.Count(f+".hashes", 32)
 		if err != nil {
 			return nil, err
 		}
 		if h > maxSiblings {
-			return nil, r.fail(f+".hashes length", at, fmt.Errorf("%d siblings, at most %d (arity ≤ 16)", h, maxSiblings))
+			return nil, r.Fail(f+".hashes length", at, fmt.Errorf("%d siblings, at most %d (arity ≤ 16)", h, maxSiblings))
 		}
 		out[i].Hashes = make([]fr.Element, h)
 		for j := range out[i].Hashes {
@@ -197,12 +158,12 @@ func (r *reader) path(field string) ([]sdr.PathElement, error) {
 				return nil, err
 			}
 		}
-		at = r.off
-		if out[i].Index, err = r.u64(f + ".index"); err != nil {
+		at = r.Off
+		if out[i].Index, err = r.U64(f + ".index"); err != nil {
 			return nil, err
 		}
 		if out[i].Index > uint64(h) {
-			return nil, r.fail(f+".index", at, fmt.Errorf("index %d for arity %d", out[i].Index, h+1))
+			return nil, r.Fail(f+".index", at, fmt.Errorf("index %d for arity %d", out[i].Index, h+1))
 		}
 	}
 	return out, nil
@@ -210,13 +171,13 @@ func (r *reader) path(field string) ([]sdr.PathElement, error) {
 
 func (r *reader) merkleProof(field string) (sdr.MerkleProof, error) {
 	var p sdr.MerkleProof
-	at := r.off
-	tag, err := r.u32(field + ".data variant")
+	at := r.Off
+	tag, err := r.U32(field + ".data variant")
 	if err != nil {
 		return p, err
 	}
 	if tag > topProof {
-		return p, r.fail(field+".data variant", at, fmt.Errorf("unknown ProofData variant %d (want 0 Single, 1 Sub, 2 Top)", tag))
+		return p, r.Fail(field+".data variant", at, fmt.Errorf("unknown ProofData variant %d (want 0 Single, 1 Sub, 2 Top)", tag))
 	}
 	f := field + "." + variantNames[tag]
 	if tag == singleProof {
@@ -251,13 +212,13 @@ func (r *reader) merkleProof(field string) (sdr.MerkleProof, error) {
 // is bounded by the bytes left, so a corrupt count cannot force a large allocation; errors are
 // *DecodeError with the field and byte offset; trailing bytes are an error.
 func DecodePartitionProof(b []byte) (*PartitionProof, error) {
-	r := &reader{b: b}
+	r := newReader(b)
 	pp := &PartitionProof{}
 	var err error
 	if pp.CommC, err = r.element("comm_c"); err != nil {
 		return nil, err
 	}
-	n, err := r.count("apex_leafs", 32)
+	n, err := r.Count("apex_leafs", 32)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +228,7 @@ func DecodePartitionProof(b []byte) (*PartitionProof, error) {
 			return nil, err
 		}
 	}
-	if n, err = r.count("challenge_proofs", minChallengeProofSize); err != nil {
+	if n, err = r.Count("challenge_proofs", minChallengeProofSize); err != nil {
 		return nil, err
 	}
 	pp.ChallengeProofs = make([]ChallengeProof, n)
@@ -284,8 +245,8 @@ func DecodePartitionProof(b []byte) (*PartitionProof, error) {
 			return nil, err
 		}
 	}
-	if r.off != len(b) {
-		return nil, r.fail("end", r.off, fmt.Errorf("%d trailing bytes", len(b)-r.off))
+	if err := r.End(); err != nil {
+		return nil, err
 	}
 	return pp, nil
 }

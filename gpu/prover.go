@@ -262,9 +262,11 @@ func (p *ProverDevice) uploadSRS(srs *primitive.SRS) (*SRS, error) {
 	return s, nil
 }
 
-// streamSRS uploads the points of src section by section: it allocates a section's bases, fills
-// them a chunk at a time (decoding the next chunk while the previous one is copied, see
-// streamPoints), and tells src to drop the section's pages once it is on the device. The device
+// streamSRS uploads the points of src section by section: it allocates a section's bases and
+// fills them a chunk at a time (decoding the next chunk while the previous one is copied, see
+// streamPoints), telling src to drop each chunk's pages once it is on the device, and the
+// section's once it is all there (the pages two chunks share). The host thus holds the two chunk
+// buffers, the pinned staging and about two chunks of the file's pages at a time. The device
 // holds what UploadG1Bases and UploadG2Bases would upload: the decoded affine points.
 func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, error) {
 	s := &SRS{p: p, id: id}
@@ -282,11 +284,16 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 			*dst = &G1Bases{b}
 			err = streamPoints(n, p.streamChunk/int(unsafe.Sizeof(bls12381.G1Affine{})),
 				func(off int, pts []bls12381.G1Affine) error { return src.G1(sec, off, pts) },
-				func(off int, pts []bls12381.G1Affine) error { return b.write(off, unsafe.Pointer(&pts[0]), len(pts)) })
+				func(off int, pts []bls12381.G1Affine) error {
+					if err := b.write(off, unsafe.Pointer(&pts[0]), len(pts)); err != nil {
+						return err
+					}
+					return src.DropRange(sec, off, len(pts))
+				})
 			if err != nil {
 				return fmt.Errorf("section %s: %w", sec, err)
 			}
-			if err := src.DropPages(sec); err != nil {
+			if err := src.DropRange(sec, 0, n); err != nil {
 				return fmt.Errorf("section %s: %w", sec, err)
 			}
 		}
@@ -301,9 +308,14 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 		s.b2 = &G2Bases{b}
 		err = streamPoints(n, p.streamChunk/int(unsafe.Sizeof(bls12381.G2Affine{})),
 			src.G2,
-			func(off int, pts []bls12381.G2Affine) error { return b.write(off, unsafe.Pointer(&pts[0]), len(pts)) })
+			func(off int, pts []bls12381.G2Affine) error {
+				if err := b.write(off, unsafe.Pointer(&pts[0]), len(pts)); err != nil {
+					return err
+				}
+				return src.DropRange(primitive.SectionBG2, off, len(pts))
+			})
 		if err == nil {
-			err = src.DropPages(primitive.SectionBG2)
+			err = src.DropRange(primitive.SectionBG2, 0, n)
 		}
 		if err != nil {
 			return fmt.Errorf("section %s: %w", primitive.SectionBG2, err)

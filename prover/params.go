@@ -515,11 +515,20 @@ func eachChunk(count, chunk int, f func(off, n int) error) error {
 // decoded later). Call it once the section is uploaded. Elsewhere, and for parameters from
 // MapParameters, it does nothing.
 func (m *MappedParameters) DropPages(sec primitive.Section) error {
-	if m.release == nil || sec < primitive.SectionH || sec > primitive.SectionBG2 {
+	return m.DropRange(sec, 0, m.Len(sec))
+}
+
+// DropRange is DropPages for points off … off+n−1 of section sec: the whole pages inside their
+// bytes leave the resident set (a page shared with a neighbouring point stays).
+func (m *MappedParameters) DropRange(sec primitive.Section, off, n int) error {
+	if m.release == nil || m.b == nil || sec < primitive.SectionH || sec > primitive.SectionBG2 {
 		return nil
 	}
 	s := m.secs[sec]
-	return dropPages(m.b[s.start : s.start+s.count*s.size])
+	if off < 0 || n < 0 || off > s.count-n {
+		return fmt.Errorf("prover: drop points %d..%d of section %q, which has %d", off, off+n, s.name, s.count)
+	}
+	return dropPages(m.b[s.start+off*s.size : s.start+(off+n)*s.size])
 }
 
 // Decode decodes every point: the Parameters DecodeParameters returns for the same bytes.

@@ -92,13 +92,20 @@ func (p *Parameters) g1Slice(sec primitive.Section) []bls12381.G1Affine {
 }
 
 // decoded returns every point of m decoded onto the heap, decoding them on the first call (on all
-// cores); later calls, from any goroutine, return the same points, or the same error.
+// cores) and dropping the file's pages from the resident set afterwards; later calls, from any
+// goroutine, return the same points, or the same error.
 func (m *MappedParameters) decoded() (*Parameters, error) {
 	m.hostOnce.Do(func() {
-		m.host, m.hostErr = m.Decode()
-		if m.hostErr == nil {
-			m.onHeap.Store(true)
+		host, err := m.Decode()
+		for sec := primitive.SectionH; sec <= primitive.SectionBG2 && err == nil; sec++ {
+			err = m.DropPages(sec)
 		}
+		if err != nil {
+			m.hostErr = err
+			return
+		}
+		m.host = host
+		m.onHeap.Store(true)
 	})
 	return m.host, m.hostErr
 }

@@ -108,9 +108,10 @@ type PointSource interface {
 	G1(sec Section, off int, dst []bls12381.G1Affine) error
 	// G2 decodes points off … off+len(dst)−1 of B_G2 into dst.
 	G2(off int, dst []bls12381.G2Affine) error
-	// DropPages tells the source that section sec has been read in full: a mapping takes its
-	// pages out of the process's resident set (they stay in the page cache).
-	DropPages(sec Section) error
+	// DropRange tells the source that points off … off+n−1 of section sec have been read and
+	// are not needed soon: a mapping takes their pages out of the process's resident set (they
+	// stay in the page cache).
+	DropRange(sec Section, off, n int) error
 }
 
 // Len returns the number of points of section s.

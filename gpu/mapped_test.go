@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/prover/primitive"
 	"github.com/cuzk-go/cuzk/synth"
@@ -144,4 +146,39 @@ func TestProverMappedBadPoint(t *testing.T) {
 	if _, err := pd.Resident(ctx, params.SRS()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkStreamSRS times a streamed upload of 2^k G1 points of H (Unchecked, from an encoding
+// in memory, so the file's reads are not timed): decoding in chunks on all cores overlapped with
+// the copies. BenchmarkUploadG1Bases is the same copy without the decode.
+func BenchmarkStreamSRS(b *testing.B) {
+	d := testDevice(b)
+	logN := benchMaxLog(26)
+	_, _, g1, g2 := bls12381.Generators()
+	p := &prover.Parameters{
+		VK: prover.VerifyingKey{AlphaG1: g1, BetaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG1: g1, DeltaG2: g2,
+			IC: []bls12381.G1Affine{g1}},
+		H: g1Points(1 << logN),
+	}
+	var enc bytes.Buffer
+	if _, err := p.WriteTo(&enc); err != nil {
+		b.Fatal(err)
+	}
+	p.H = nil
+	m, err := prover.MapParameters(enc.Bytes(), prover.Unchecked)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	b.Run(fmt.Sprintf("2^%d", logN), func(b *testing.B) {
+		b.SetBytes(int64(1<<logN) * 96)
+		for i := 0; i < b.N; i++ {
+			s, err := pd.streamSRS("bench", m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.free()
+		}
+	})
 }

@@ -212,11 +212,12 @@ const (
 	g2Bytes = int64(unsafe.Sizeof(bls12381.G2Affine{}))
 )
 
-// ParametersBytes returns the host memory, in bytes, that p's points take:
-// 96·(|IC| + |H| + |L| + |A| + |B_G1|) + 192·|B_G2|, whether they are on the heap or mapped.
+// ParametersBytes returns the heap, in bytes, that p's points take: 96·|IC| for the verifying
+// key, plus p.HeapBytes() — 96·(|H| + |L| + |A| + |B_G1|) + 192·|B_G2| for decoded parameters,
+// 0 for parameters mapped from a file (prover.MappedParameters.Parameters: the points are page
+// cache, streamed to the GPU) until a CPU proof, a fallback's for instance, has decoded them.
 func ParametersBytes(p *prover.Parameters) int64 {
-	g1 := len(p.VK.IC) + len(p.H) + len(p.L) + len(p.A) + len(p.BG1)
-	return int64(g1)*g1Bytes + int64(len(p.BG2))*g2Bytes
+	return int64(len(p.VK.IC))*g1Bytes + p.HeapBytes()
 }
 
 // ParametersBytesFor returns what ParametersBytes will be for parameters of shape, before they

@@ -9,7 +9,9 @@ import (
 
 // residentSet counts what the active jobs share: each distinct shape and parameter set once, by
 // pointer, with the number of jobs using it, and the largest fallback workspace among the jobs.
-// The engine guards it with its lock; the zero value is empty.
+// Sizes are taken when counted, so that mapped parameters count 0 until a CPU proof decodes
+// them onto the heap, and their full size afterwards. The engine guards it with its lock; the
+// zero value is empty.
 type residentSet struct {
 	shapes map[*synth.Shape]*residentRef
 	params map[*prover.Parameters]*residentRef
@@ -17,7 +19,7 @@ type residentSet struct {
 }
 
 type residentRef struct {
-	bytes int64
+	bytes func() int64 // the size now
 	jobs  int
 }
 
@@ -35,8 +37,9 @@ func (r *residentSet) add(j *job) {
 		r.params = map[*prover.Parameters]*residentRef{}
 		r.jobs = map[*job]struct{}{}
 	}
-	addRef(r.shapes, j.spec.Shape, func() int64 { return ShapeBytes(j.spec.Shape) })
-	addRef(r.params, j.spec.Params, func() int64 { return ParametersBytes(j.spec.Params) })
+	shape, params := j.spec.Shape, j.spec.Params
+	addRef(r.shapes, shape, func() int64 { return ShapeBytes(shape) })
+	addRef(r.params, params, func() int64 { return ParametersBytes(params) })
 	r.jobs[j] = struct{}{}
 }
 
@@ -54,10 +57,10 @@ func (r *residentSet) remove(j *job) {
 func (r *residentSet) totals() residentTotals {
 	var t residentTotals
 	for _, s := range r.shapes {
-		t.shapeBytes += s.bytes
+		t.shapeBytes += s.bytes()
 	}
 	for _, p := range r.params {
-		t.paramBytes += p.bytes
+		t.paramBytes += p.bytes()
 	}
 	for j := range r.jobs {
 		t.fallback = max(t.fallback, j.fallback)
@@ -83,7 +86,7 @@ func addRef[K comparable](m map[K]*residentRef, k K, size func() int64) {
 		ref.jobs++
 		return
 	}
-	m[k] = &residentRef{bytes: size(), jobs: 1}
+	m[k] = &residentRef{bytes: size, jobs: 1}
 }
 
 func dropRef[K comparable](m map[K]*residentRef, k K) {

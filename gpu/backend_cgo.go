@@ -28,6 +28,8 @@ typedef struct {
 	cuzk_error_t (*ntt_host)(int32_t, void *, uint32_t, const cuzk_ntt_cfg_t *);
 	cuzk_error_t (*bases_upload)(int32_t, int32_t, const void *, uint64_t, cuzk_bases_t **);
 	cuzk_error_t (*bases_free)(cuzk_bases_t *);
+	cuzk_error_t (*bases_alloc)(int32_t, int32_t, uint64_t, cuzk_bases_t **);
+	cuzk_error_t (*bases_write)(cuzk_bases_t *, uint64_t, const void *, uint64_t);
 	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	// debug_field is NULL when the library was built without test kernels.
@@ -87,6 +89,8 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(fr_copy, "cuzk_fr_copy");
 	SYM(bases_upload, "cuzk_bases_upload");
 	SYM(bases_free, "cuzk_bases_free");
+	SYM(bases_alloc, "cuzk_bases_alloc");
+	SYM(bases_write, "cuzk_bases_write");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
 	// Fixed-base scalar multiplication.
@@ -140,6 +144,15 @@ static cuzk_error_t t_bases_upload(cuzk_table *t, int32_t d, int32_t g, const vo
 	return e;
 }
 static cuzk_error_t t_bases_free(cuzk_table *t, uintptr_t b) { return t->bases_free((cuzk_bases_t *)b); }
+static cuzk_error_t t_bases_alloc(cuzk_table *t, int32_t d, int32_t g, uint64_t n, uintptr_t *o) {
+	cuzk_bases_t *b = NULL;
+	cuzk_error_t e = t->bases_alloc(d, g, n, &b);
+	*o = (uintptr_t)b;
+	return e;
+}
+static cuzk_error_t t_bases_write(cuzk_table *t, uintptr_t b, uint64_t off, const void *p, uint64_t n) {
+	return t->bases_write((cuzk_bases_t *)b, off, p, n);
+}
 static cuzk_error_t t_msm_host(cuzk_table *t, uintptr_t b, const void *s, uint64_t n, void *out) {
 	return t->msm_host((cuzk_bases_t *)b, s, n, out);
 }
@@ -333,6 +346,18 @@ func (b *backend) basesUpload(dev, group int, pts unsafe.Pointer, n uint64) (uin
 
 func (b *backend) basesFree(dev int, h uintptr) error {
 	return b.check(dev, C.t_bases_free(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) basesAlloc(dev, group int, n uint64) (uintptr, error) {
+	var h C.uintptr_t
+	if err := b.check(dev, C.t_bases_alloc(b.t, C.int32_t(dev), C.int32_t(group), C.uint64_t(n), &h)); err != nil {
+		return 0, err
+	}
+	return uintptr(h), nil
+}
+
+func (b *backend) basesWrite(dev int, h uintptr, off uint64, pts unsafe.Pointer, n uint64) error {
+	return b.check(dev, C.t_bases_write(b.t, C.uintptr_t(h), C.uint64_t(off), pts, C.uint64_t(n)))
 }
 
 func (b *backend) msmHost(dev int, h uintptr, scalars unsafe.Pointer, n uint64, out unsafe.Pointer) error {

@@ -41,6 +41,12 @@ func (b *backend) basesUpload(int, int, unsafe.Pointer, uint64) (uintptr, error)
 	return 0, ErrNotLoaded
 }
 func (b *backend) basesFree(int, uintptr) error { return ErrNotLoaded }
+func (b *backend) basesAlloc(int, int, uint64) (uintptr, error) {
+	return 0, ErrNotLoaded
+}
+func (b *backend) basesWrite(int, uintptr, uint64, unsafe.Pointer, uint64) error {
+	return ErrNotLoaded
+}
 func (b *backend) msmHost(int, uintptr, unsafe.Pointer, uint64, unsafe.Pointer) error {
 	return ErrNotLoaded
 }

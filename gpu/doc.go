@@ -46,8 +46,12 @@
 //
 // A parameter set's points are uploaded once per identity
 // (prover.Parameters.Identity) and stay resident until the *SRS handle that
-// Resident returns is closed, Evict, or Close. Partitions are staged in
-// device buffers of their own outside the kernel lock and reuse them.
+// Resident returns is closed, Evict, or Close. Parameters mapped from their
+// file (prover.MappedParameters.Parameters) are streamed: each section is
+// decoded into one of two 128 MiB host buffers while the other is copied to
+// its offset on the device, and the file's pages leave the resident set as
+// they land. Partitions are staged in device buffers of their own outside
+// the kernel lock and reuse them.
 //
 // # Kernels
 //

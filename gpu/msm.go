@@ -30,6 +30,38 @@ func (d *Device) uploadBases(group int, pts unsafe.Pointer, n int) (*bases, erro
 	return &bases{dev: d, group: group, n: n, h: h}, nil
 }
 
+// allocBases allocates n points of group on the device, contents undefined until written.
+func (d *Device) allocBases(group, n int) (*bases, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("gpu: allocate G%d bases: no points", group)
+	}
+	h, err := d.lib.b.basesAlloc(d.index, group, uint64(n))
+	if err != nil {
+		return nil, fmt.Errorf("gpu: allocate %d G%d bases: %w", n, group, err)
+	}
+	return &bases{dev: d, group: group, n: n, h: h}, nil
+}
+
+// write copies the n points at pts (gnark-crypto affine points of b's group, host memory) to
+// b[off : off+n], through the pinned staging, and returns once they have landed.
+func (b *bases) write(off int, pts unsafe.Pointer, n int) error {
+	if off < 0 || n < 0 || off > b.n-n {
+		return fmt.Errorf("gpu: write G%d bases [%d, %d) of %d", b.group, off, off+n, b.n)
+	}
+	if n == 0 {
+		return nil
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.h == 0 {
+		return ErrClosed
+	}
+	if err := b.dev.lib.b.basesWrite(b.dev.index, b.h, uint64(off), pts, uint64(n)); err != nil {
+		return fmt.Errorf("gpu: write G%d bases [%d, %d): %w", b.group, off, off+n, err)
+	}
+	return nil
+}
+
 func (b *bases) msmHost(ctx context.Context, scalars []fr.Element, out unsafe.Pointer) error {
 	if len(scalars) < 1 || len(scalars) > b.n {
 		return fmt.Errorf("gpu: G%d msm: %d scalars for %d bases (want 1..%d)", b.group, len(scalars), b.n, b.n)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -43,6 +44,10 @@ type ProverDevice struct {
 	shapeMu sync.RWMutex
 	shapes  map[*synth.Shape]*Shape // resident matrices, by the compiled shape they came from
 
+	// streamChunk is the size in bytes of a chunk buffer of a streamed SRS upload:
+	// streamChunkBytes, or less in tests.
+	streamChunk int
+
 	mu     sync.Mutex
 	srs    map[string]*SRS
 	idle   []*workspace // device buffers of finished partitions, reused by the next ones
@@ -56,6 +61,11 @@ const maxIdleWorkspaces = 2
 // stagingHostBytes is the pinned host memory an upload in flight uses: two 64 MiB chunks
 // (csrc/src/staging.cu).
 const stagingHostBytes = 2 * 64 << 20
+
+// streamChunkBytes is the size of one of the two host buffers of decoded points that an SRS
+// streamed from its source goes through: one chunk is decoded into one buffer while the other
+// is copied to the device.
+const streamChunkBytes = 128 << 20
 
 // Breakdown sums the time of the partitions a ProverDevice ran, by stage. Each call is
 // synchronous, so host-clock intervals around the calls are device time. Upload happens outside
@@ -100,7 +110,7 @@ func (p *ProverDevice) timed(stage func(*Breakdown) *time.Duration, f func() err
 
 // NewProverDevice returns the prover device of dev.
 func NewProverDevice(dev *Device) *ProverDevice {
-	return &ProverDevice{dev: dev, srs: make(map[string]*SRS), shapes: make(map[*synth.Shape]*Shape)}
+	return &ProverDevice{dev: dev, streamChunk: streamChunkBytes, srs: make(map[string]*SRS), shapes: make(map[*synth.Shape]*Shape)}
 }
 
 // ProverDevices loads the library (see Load) and returns one prover device per CUDA device. Its
@@ -142,8 +152,9 @@ func (p *ProverDevice) Lock(ctx context.Context) error { return p.dev.Lock(ctx) 
 func (p *ProverDevice) Unlock() { p.dev.Unlock() }
 
 // HostBytes implements primitive.Device: a workspace lives on the device; the host holds only
-// the pinned staging of an upload in flight.
-func (p *ProverDevice) HostBytes(primitive.Dims) int64 { return stagingHostBytes }
+// the pinned staging of an upload in flight (128 MiB) and, while the partition whose Run
+// uploads a streamed SRS does so, the two chunk buffers of decoded points (256 MiB).
+func (p *ProverDevice) HostBytes(primitive.Dims) int64 { return stagingHostBytes + 2*streamChunkBytes }
 
 // SRS is a parameter set resident on one device, the handle Resident returns. Close evicts it:
 // it waits for the device's kernel lock, so that no partition is using it, and frees its points.
@@ -227,6 +238,9 @@ func (p *ProverDevice) uploadSRS(srs *primitive.SRS) (*SRS, error) {
 	if err := p.checkFits(srs); err != nil {
 		return nil, err
 	}
+	if srs.Source != nil {
+		return p.streamSRS(srs.ID, srs.Source)
+	}
 	s := &SRS{p: p, id: srs.ID}
 	var err error
 	up1 := func(dst **G1Bases, pts []bls12381.G1Affine) {
@@ -248,13 +262,119 @@ func (p *ProverDevice) uploadSRS(srs *primitive.SRS) (*SRS, error) {
 	return s, nil
 }
 
+// streamSRS uploads the points of src section by section: it allocates a section's bases and
+// fills them a chunk at a time (decoding the next chunk while the previous one is copied, see
+// streamPoints), telling src to drop each chunk's pages once it is on the device, and the
+// section's once it is all there (the pages two chunks share). The host thus holds the two chunk
+// buffers, the pinned staging and about two chunks of the file's pages at a time. The device
+// holds what UploadG1Bases and UploadG2Bases would upload: the decoded affine points.
+func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, error) {
+	s := &SRS{p: p, id: id}
+	err := func() error {
+		for sec, dst := range [4]**G1Bases{&s.h, &s.l, &s.a, &s.b1} {
+			sec := primitive.Section(sec)
+			n := src.Len(sec)
+			if n == 0 {
+				continue
+			}
+			b, err := p.dev.allocBases(1, n)
+			if err != nil {
+				return err
+			}
+			*dst = &G1Bases{b}
+			err = streamPoints(n, p.streamChunk/int(unsafe.Sizeof(bls12381.G1Affine{})),
+				func(off int, pts []bls12381.G1Affine) error { return src.G1(sec, off, pts) },
+				func(off int, pts []bls12381.G1Affine) error {
+					if err := b.write(off, unsafe.Pointer(&pts[0]), len(pts)); err != nil {
+						return err
+					}
+					return src.DropRange(sec, off, len(pts))
+				})
+			if err != nil {
+				return fmt.Errorf("section %s: %w", sec, err)
+			}
+			if err := src.DropRange(sec, 0, n); err != nil {
+				return fmt.Errorf("section %s: %w", sec, err)
+			}
+		}
+		n := src.Len(primitive.SectionBG2)
+		if n == 0 {
+			return nil
+		}
+		b, err := p.dev.allocBases(2, n)
+		if err != nil {
+			return err
+		}
+		s.b2 = &G2Bases{b}
+		err = streamPoints(n, p.streamChunk/int(unsafe.Sizeof(bls12381.G2Affine{})),
+			src.G2,
+			func(off int, pts []bls12381.G2Affine) error {
+				if err := b.write(off, unsafe.Pointer(&pts[0]), len(pts)); err != nil {
+					return err
+				}
+				return src.DropRange(primitive.SectionBG2, off, len(pts))
+			})
+		if err == nil {
+			err = src.DropRange(primitive.SectionBG2, 0, n)
+		}
+		if err != nil {
+			return fmt.Errorf("section %s: %w", primitive.SectionBG2, err)
+		}
+		return nil
+	}()
+	if err != nil {
+		s.free()
+		return nil, fmt.Errorf("gpu: upload parameters: %w", err)
+	}
+	return s, nil
+}
+
+// streamPoints moves n points in chunks of at most chunk: decode fills a buffer with the points
+// from off, write copies it out. Two buffers alternate, so that chunk k+1 is decoded while chunk
+// k is written (in its own goroutine); a buffer is decoded into again only after its write has
+// returned. It returns the first error, after the write in flight has returned.
+func streamPoints[T any](n, chunk int, decode, write func(off int, pts []T) error) error {
+	chunk = max(1, min(chunk, n))
+	var bufs [2][]T
+	var pending chan error // the write in flight, if any
+	wait := func() error {
+		if pending == nil {
+			return nil
+		}
+		err := <-pending
+		pending = nil
+		return err
+	}
+	for k, off := 0, 0; off < n; k, off = k+1, off+chunk {
+		if bufs[k&1] == nil {
+			bufs[k&1] = make([]T, chunk)
+		}
+		buf := bufs[k&1][:min(chunk, n-off)]
+		if err := decode(off, buf); err != nil {
+			wait()
+			return err
+		}
+		if err := wait(); err != nil {
+			return err
+		}
+		done := make(chan error, 1)
+		go func(off int) { done <- write(off, buf) }(off)
+		pending = done
+	}
+	return wait()
+}
+
 // checkFits refuses an SRS larger than the device's free memory, with the sizes in the error.
 func (p *ProverDevice) checkFits(srs *primitive.SRS) error {
 	props, err := p.dev.Properties()
 	if err != nil {
 		return err
 	}
-	need := uint64(len(srs.H)+len(srs.L)+len(srs.A)+len(srs.BG1))*96 + uint64(len(srs.BG2))*192
+	var need uint64
+	for sec := primitive.SectionH; sec <= primitive.SectionBG1; sec++ {
+		need += uint64(srs.Len(sec)) * uint64(unsafe.Sizeof(bls12381.G1Affine{}))
+	}
+	need += uint64(srs.Len(primitive.SectionBG2)) * uint64(unsafe.Sizeof(bls12381.G2Affine{}))
 	if need > props.FreeMem {
 		return fmt.Errorf("gpu: parameters need %.2f GiB on device %d, %.2f GiB free: %w",
 			float64(need)/(1<<30), p.dev.Index(), float64(props.FreeMem)/(1<<30), ErrOutOfMemory)

@@ -52,9 +52,17 @@ func (d *cpuPrimitives) Workspace(ctx context.Context, dims primitive.Dims) (pri
 	return ws, nil
 }
 
-// Resident returns srs itself: the CPU's MSMs read the host's points.
+// Resident returns srs itself: the CPU's MSMs read the host's points. An SRS streamed from a
+// Source is decoded onto the heap first (see hostPoints).
 func (d *cpuPrimitives) Resident(ctx context.Context, srs *primitive.SRS) (primitive.Bases, error) {
-	return cpuBases{srs}, nil
+	if srs.Source == nil {
+		return cpuBases{srs}, nil
+	}
+	host, err := hostPoints(srs)
+	if err != nil {
+		return nil, err
+	}
+	return cpuBases{host}, nil
 }
 
 type cpuBases struct{ srs *primitive.SRS }

@@ -2,7 +2,9 @@
 //
 // Parameters and verifying keys read and write bellperson's layout (ReadParametersFile maps the
 // file and decodes it in parallel, Checked or Unchecked); package devsetup makes INSECURE
-// development parameters for any compiled circuit.
+// development parameters for any compiled circuit. OpenParametersFile maps a file and leaves its
+// points there: MappedParameters.Parameters gives Parameters that a GPU uploads from the mapping
+// chunk by chunk, so that the heap never holds the points (the CPU decodes them once).
 //
 // Groth16's recipe is written once here, over the primitives of package prover/primitive: a
 // partition's A·w, B·w, C·w and w are staged on a device, the A and B scalars compacted there by

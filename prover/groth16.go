@@ -194,7 +194,7 @@ func (t *groth16Task) Run(ctx context.Context) error {
 		sec primitive.Section
 		run func() error
 	}{
-		{primitive.SectionH, g1(&t.res.H, primitive.SectionH, primitive.BufA, 0, len(t.srs.H))},
+		{primitive.SectionH, g1(&t.res.H, primitive.SectionH, primitive.BufA, 0, t.srs.Len(primitive.SectionH))},
 		{primitive.SectionA, g1(&t.res.A, primitive.SectionA, aScalars, 0, aLen)},
 		{primitive.SectionBG1, g1(&t.res.B1, primitive.SectionBG1, primitive.BufScalarsB, 0, t.dims.B)},
 		{primitive.SectionL, g1(&t.res.L, primitive.SectionL, primitive.BufW, nIn, nAux)},

@@ -19,6 +19,9 @@ func (p *Parameters) Identity() string {
 	if p.ID != "" {
 		return p.ID
 	}
+	if p.mapped != nil {
+		return p.mapped.id
+	}
 	h := sha256.New()
 	if vk, err := p.VK.MarshalBinary(); err == nil {
 		h.Write(vk)
@@ -49,7 +52,11 @@ func (p *Parameters) Identity() string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// SRS returns p's point arrays under its identity, for primitive.Device.Resident.
+// SRS returns p's point arrays under its identity, for primitive.Device.Resident; for mapped
+// parameters, the mapped file as the SRS's Source.
 func (p *Parameters) SRS() *primitive.SRS {
+	if p.mapped != nil {
+		return &primitive.SRS{ID: p.Identity(), Source: p.mapped}
+	}
 	return &primitive.SRS{ID: p.Identity(), H: p.H, L: p.L, A: p.A, BG1: p.BG1, BG2: p.BG2}
 }

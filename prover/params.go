@@ -11,6 +11,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -219,8 +220,10 @@ func ReadParametersFile(path string, mode DecodeMode) (*Parameters, error) {
 // the vk, then 5 counts of 4 bytes, 96 bytes per G1 point and 192 per G2 point.
 func (p *Parameters) EncodedSize() int64 {
 	n := int64(p.VK.EncodedSize()) + 5*4
-	n += int64(len(p.H)+len(p.L)+len(p.A)+len(p.BG1)) * G1UncompressedSize
-	n += int64(len(p.BG2)) * G2UncompressedSize
+	for sec := primitive.SectionH; sec <= primitive.SectionBG1; sec++ {
+		n += int64(p.Len(sec)) * G1UncompressedSize
+	}
+	n += int64(p.Len(primitive.SectionBG2)) * G2UncompressedSize
 	return n
 }
 
@@ -238,13 +241,11 @@ func (c *countWriter) Write(b []byte) (int, error) {
 
 // WriteTo streams the bellperson encoding of p to w through a buffer, encoding each batch
 // of points in parallel, and returns the number of bytes written (EncodedSize on success).
+// Mapped parameters are decoded a batch at a time and written as decoded parameters would be.
 func (p *Parameters) WriteTo(w io.Writer) (int64, error) {
-	for _, s := range []struct {
-		name string
-		n    int
-	}{{"h", len(p.H)}, {"l", len(p.L)}, {"a", len(p.A)}, {"b_g1", len(p.BG1)}, {"b_g2", len(p.BG2)}} {
-		if uint64(s.n) > math.MaxUint32 {
-			return 0, fmt.Errorf("encode parameters section %q: %d points exceed the u32 count", s.name, s.n)
+	for sec := primitive.SectionH; sec <= primitive.SectionBG2; sec++ {
+		if n := p.Len(sec); uint64(n) > math.MaxUint32 {
+			return 0, fmt.Errorf("encode parameters section %q: %d points exceed the u32 count", sec, n)
 		}
 	}
 	cw := &countWriter{w: w}
@@ -257,23 +258,10 @@ func (p *Parameters) WriteTo(w io.Writer) (int64, error) {
 		return cw.n, fmt.Errorf("write parameters vk: %w", err)
 	}
 	var buf []byte
-	for _, s := range []struct {
-		name string
-		pts  []bls12381.G1Affine
-	}{{"h", p.H}, {"l", p.L}, {"a", p.A}, {"b_g1", p.BG1}} {
-		pts := s.pts
-		buf, err = writeSection(bw, buf, len(pts), G1UncompressedSize, func(dst []byte, i int) {
-			putG1Uncompressed(dst, &pts[i])
-		})
-		if err != nil {
-			return cw.n, fmt.Errorf("write parameters section %q: %w", s.name, err)
+	for sec := primitive.SectionH; sec <= primitive.SectionBG2; sec++ {
+		if buf, err = p.writeSection(bw, buf, sec); err != nil {
+			return cw.n, fmt.Errorf("write parameters section %q: %w", sec, err)
 		}
-	}
-	_, err = writeSection(bw, buf, len(p.BG2), G2UncompressedSize, func(dst []byte, i int) {
-		putG2Uncompressed(dst, &p.BG2[i])
-	})
-	if err != nil {
-		return cw.n, fmt.Errorf("write parameters section %q: %w", "b_g2", err)
 	}
 	if err := bw.Flush(); err != nil {
 		return cw.n, fmt.Errorf("write parameters: %w", err)
@@ -281,18 +269,46 @@ func (p *Parameters) WriteTo(w io.Writer) (int64, error) {
 	return cw.n, nil
 }
 
-// writeSection writes the u32-BE count n, then the n points encoded by put, in batches that
-// are encoded in parallel into buf (reused and returned).
-func writeSection(w io.Writer, buf []byte, n, size int, put func(dst []byte, i int)) ([]byte, error) {
+// writeSection writes section sec of p with writePoints: from its slice, or, for mapped
+// parameters, from batches decoded one at a time.
+func (p *Parameters) writeSection(w io.Writer, buf []byte, sec primitive.Section) ([]byte, error) {
+	n := p.Len(sec)
+	batch := min(n, runtime.GOMAXPROCS(0)*decodeChunk)
+	if sec == primitive.SectionBG2 {
+		pts, lo, load := p.BG2, 0, func(int, int) error { return nil }
+		if p.mapped != nil {
+			pts = make([]bls12381.G2Affine, batch)
+			load = func(from, to int) error { lo = from; return p.mapped.G2(from, pts[:to-from]) }
+		}
+		return writePoints(w, buf, n, batch, G2UncompressedSize, load, func(dst []byte, i int) {
+			putG2Uncompressed(dst, &pts[i-lo])
+		})
+	}
+	pts, lo, load := p.g1Slice(sec), 0, func(int, int) error { return nil }
+	if p.mapped != nil {
+		pts = make([]bls12381.G1Affine, batch)
+		load = func(from, to int) error { lo = from; return p.mapped.G1(sec, from, pts[:to-from]) }
+	}
+	return writePoints(w, buf, n, batch, G1UncompressedSize, load, func(dst []byte, i int) {
+		putG1Uncompressed(dst, &pts[i-lo])
+	})
+}
+
+// writePoints writes the u32-BE count n, then the n points in batches of at most batch: load
+// readies points lo … hi−1 of a batch, then put encodes them, in parallel, into buf (reused and
+// returned).
+func writePoints(w io.Writer, buf []byte, n, batch, size int, load func(lo, hi int) error, put func(dst []byte, i int)) ([]byte, error) {
 	var cnt [4]byte
 	binary.BigEndian.PutUint32(cnt[:], uint32(n))
 	if _, err := w.Write(cnt[:]); err != nil {
 		return buf, err
 	}
 	workers := runtime.GOMAXPROCS(0)
-	batch := workers * decodeChunk
 	for lo := 0; lo < n; lo += batch {
 		hi := min(lo+batch, n)
+		if err := load(lo, hi); err != nil {
+			return buf, err
+		}
 		need := (hi - lo) * size
 		if cap(buf) < need {
 			buf = make([]byte, need)
@@ -352,6 +368,16 @@ type MappedParameters struct {
 	release func() error
 	g1      func(*bls12381.G1Affine, []byte) error
 	g2      func(*bls12381.G2Affine, []byte) error
+
+	paramsOnce sync.Once
+	params     *Parameters // Parameters' result, the same on every call
+	id         string      // its identity
+	paramsErr  error
+
+	hostOnce sync.Once
+	host     *Parameters // every point decoded, for a CPU prover (hostPoints)
+	hostErr  error
+	onHeap   atomic.Bool // host is set
 }
 
 // OpenParametersFile maps the bellperson parameters file at path read-only (a plain read on
@@ -489,11 +515,20 @@ func eachChunk(count, chunk int, f func(off, n int) error) error {
 // decoded later). Call it once the section is uploaded. Elsewhere, and for parameters from
 // MapParameters, it does nothing.
 func (m *MappedParameters) DropPages(sec primitive.Section) error {
-	if m.release == nil || sec < primitive.SectionH || sec > primitive.SectionBG2 {
+	return m.DropRange(sec, 0, m.Len(sec))
+}
+
+// DropRange is DropPages for points off … off+n−1 of section sec: the whole pages inside their
+// bytes leave the resident set (a page shared with a neighbouring point stays).
+func (m *MappedParameters) DropRange(sec primitive.Section, off, n int) error {
+	if m.release == nil || m.b == nil || sec < primitive.SectionH || sec > primitive.SectionBG2 {
 		return nil
 	}
 	s := m.secs[sec]
-	return dropPages(m.b[s.start : s.start+s.count*s.size])
+	if off < 0 || n < 0 || off > s.count-n {
+		return fmt.Errorf("prover: drop points %d..%d of section %q, which has %d", off, off+n, s.name, s.count)
+	}
+	return dropPages(m.b[s.start+off*s.size : s.start+(off+n)*s.size])
 }
 
 // Decode decodes every point: the Parameters DecodeParameters returns for the same bytes.

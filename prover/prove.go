@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cuzk-go/cuzk/prover/primitive"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -103,11 +104,11 @@ func CheckParameters(params *Parameters, shape *synth.Shape) error {
 		got, want int
 	}{
 		{"ic", len(params.VK.IC), shape.NumInputs},
-		{"h", len(params.H), shape.DomainSize() - 1},
-		{"l", len(params.L), shape.NumAux},
-		{"a", len(params.A), shape.NumInputs + shape.ADensityAux.Count()},
-		{"b_g1", len(params.BG1), bCount},
-		{"b_g2", len(params.BG2), bCount},
+		{"h", params.Len(primitive.SectionH), shape.DomainSize() - 1},
+		{"l", params.Len(primitive.SectionL), shape.NumAux},
+		{"a", params.Len(primitive.SectionA), shape.NumInputs + shape.ADensityAux.Count()},
+		{"b_g1", params.Len(primitive.SectionBG1), bCount},
+		{"b_g2", params.Len(primitive.SectionBG2), bCount},
 	}
 	for _, c := range checks {
 		if c.got != c.want {

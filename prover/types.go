@@ -26,6 +26,11 @@ type VerifyingKey struct {
 //     non-zero (the b_input and b_aux densities).
 //
 // The prover maps variables to points through the densities of the synthesized assignment.
+//
+// Parameters from MappedParameters.Parameters keep their points in a mapped file instead: the
+// five slices are nil, Len gives the sections' lengths, and the points reach a device through
+// SRS (streamed to a GPU, decoded once onto the heap for the CPU). Code that reads the slices
+// directly works only with decoded parameters (Mapped returns nil).
 type Parameters struct {
 	// ID, when set, names the parameter set for device residency (see Identity).
 	ID  string
@@ -35,6 +40,8 @@ type Parameters struct {
 	A   []bls12381.G1Affine
 	BG1 []bls12381.G1Affine
 	BG2 []bls12381.G2Affine
+
+	mapped *MappedParameters // the points' file, when the slices are nil
 }
 
 // Proof is a Groth16 proof. It marshals to bellperson's 192 bytes: A‖B‖C compressed

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 5
+#define CUZK_ABI_VERSION 6
 
 /* Error codes. */
 enum {
@@ -118,6 +118,15 @@ CUZK_API cuzk_error_t cuzk_ntt_host(int32_t dev, void *data, uint32_t log_n, con
 /* Resident bases: upload n affine points (group 1 or 2). */
 CUZK_API cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void *points, uint64_t n, cuzk_bases_t **out);
 CUZK_API cuzk_error_t cuzk_bases_free(cuzk_bases_t *b);
+/* Resident bases filled a range at a time, for points decoded in chunks:
+ * cuzk_bases_alloc allocates n points of group 1 or 2 on device dev, contents
+ * undefined; cuzk_bases_write copies count points (the layout of
+ * cuzk_bases_upload) from host memory to bases[off : off+count], through the
+ * pinned staging as cuzk_bases_upload does, and returns once they have landed.
+ * Writes to disjoint ranges may run concurrently; an MSM must not run before
+ * every point it reads is written. */
+CUZK_API cuzk_error_t cuzk_bases_alloc(int32_t dev, int32_t group, uint64_t n, cuzk_bases_t **out);
+CUZK_API cuzk_error_t cuzk_bases_write(cuzk_bases_t *b, uint64_t off, const void *points, uint64_t count);
 
 /* MSM Σ scalars[i]·bases[i] for i < n (n ≤ number of bases), result in
  * Jacobian form to out (144 or 288 bytes). */

@@ -193,6 +193,33 @@ cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void* points, u
   });
 }
 
+cuzk_error_t cuzk_bases_alloc(int32_t dev, int32_t group, uint64_t n, cuzk_bases_t** out) {
+  return guard("alloc bases", [&] {
+    require(out != nullptr, "out is NULL");
+    require(group == 1 || group == 2, "group must be 1 or 2, got " + std::to_string(group));
+    require(n > 0 && n <= MAX_BASES, "number of bases must be in [1, 2^31), got " + std::to_string(n));
+    set_device(dev);
+    size_t sz = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
+    void* p = nullptr;
+    CUZK_CUDA(cudaMalloc(&p, n * sz));
+    *out = new cuzk_bases{dev, group, n, p};
+  });
+}
+
+cuzk_error_t cuzk_bases_write(cuzk_bases_t* b, uint64_t off, const void* points, uint64_t count) {
+  return guard("write bases", [&] {
+    require(b != nullptr, "bases is NULL");
+    require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
+                                                    ") exceeds " + std::to_string(b->n) + " bases");
+    require(points != nullptr || count == 0, "points is NULL");
+    if (count == 0) return;
+    set_device(b->dev);
+    size_t sz = b->group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
+    stream_t s;
+    upload_pageable((char*)b->p + off * sz, points, count * sz, s);
+  });
+}
+
 cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {
   return guard("free bases", [&] {
     if (!b) return;

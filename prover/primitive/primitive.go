@@ -86,14 +86,39 @@ func (s Section) String() string {
 
 // SRS is the point arrays a proof's MSMs run over. ID is its identity: two SRS values with the
 // same ID hold the same points, so a device uploads them once.
+//
+// The points are either in the slices, or, when Source is set, streamed from it (the slices are
+// then nil): a device that keeps the points resident uploads them a chunk at a time, so that the
+// host never holds them decoded; a device that needs them on the host decodes them.
 type SRS struct {
 	ID           string
 	H, L, A, BG1 []bls12381.G1Affine
 	BG2          []bls12381.G2Affine
+	Source       PointSource
+}
+
+// PointSource streams the points of an SRS that stay in their encoding (a memory-mapped
+// parameters file: prover.MappedParameters). G1 and G2 decode any range into a buffer of the
+// caller, so that one chunk can be decoded while the previous one is copied. Methods are safe for
+// concurrent use.
+type PointSource interface {
+	// Len returns the number of points of section sec.
+	Len(sec Section) int
+	// G1 decodes points off … off+len(dst)−1 of the G1 section sec into dst.
+	G1(sec Section, off int, dst []bls12381.G1Affine) error
+	// G2 decodes points off … off+len(dst)−1 of B_G2 into dst.
+	G2(off int, dst []bls12381.G2Affine) error
+	// DropRange tells the source that points off … off+n−1 of section sec have been read and
+	// are not needed soon: a mapping takes their pages out of the process's resident set (they
+	// stay in the page cache).
+	DropRange(sec Section, off, n int) error
 }
 
 // Len returns the number of points of section s.
 func (s *SRS) Len(sec Section) int {
+	if s.Source != nil {
+		return s.Source.Len(sec)
+	}
 	switch sec {
 	case SectionH:
 		return len(s.H)

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk-go/cuzk/assemble"
+	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// TestEngineMappedParameters: a job whose parameters are mapped from a file proves on the CPU the
+// same bytes as a job with the decoded parameters and the same r and s; the mapped parameters
+// count only their verifying key until the CPU decodes their points, then as much as decoded
+// ones.
+func TestEngineMappedParameters(t *testing.T) {
+	const parts = 2
+	shape, params := setupFor(t, &circuits.Scalable{Constraints: 40, Inputs: 2})
+	path := filepath.Join(t.TempDir(), "p.params")
+	require.NoError(t, params.WriteParametersFile(path))
+	m, err := prover.OpenParametersFile(path, prover.Checked)
+	require.NoError(t, err)
+	defer m.Close()
+	mp, err := m.Parameters()
+	require.NoError(t, err)
+	vkBytes := int64(len(params.VK.IC)) * g1Bytes
+	require.Equal(t, vkBytes, ParametersBytes(mp), "mapped points are page cache")
+
+	spec := func(p *prover.Parameters) *Job {
+		return &Job{
+			Params:     p,
+			Shape:      shape,
+			Partitions: parts,
+			Circuit: func(i int) (synth.Circuit, error) {
+				return &circuits.Scalable{Constraints: 40, Inputs: 2, Seed: 5, Partition: i}, nil
+			},
+			Randomness: func(i int) (prover.Randomness, error) {
+				var rs prover.Randomness
+				rs.R.SetUint64(uint64(100 + i))
+				rs.S.SetUint64(uint64(200 + i))
+				return rs, nil
+			},
+		}
+	}
+	var res residentSet
+	res.add(&job{spec: *spec(mp)})
+	require.Equal(t, vkBytes, res.totals().paramBytes)
+
+	e := newCheckedEngine(t, WithDevices(prover.NewCPUDevice()))
+	ctx := testCtx(t)
+	var proofs [2][]byte
+	for i, p := range []*prover.Parameters{params, mp} {
+		h, err := e.Submit(ctx, spec(p))
+		require.NoError(t, err)
+		r, err := h.Wait(ctx)
+		require.NoError(t, err)
+		split, err := assemble.Split(r.Proof)
+		require.NoError(t, err)
+		require.Len(t, split, parts)
+		proofs[i] = r.Proof
+	}
+	require.Equal(t, proofs[0], proofs[1], "mapped and decoded parameters prove the same bytes")
+	require.Equal(t, ParametersBytes(params), ParametersBytes(mp), "the CPU decoded the points")
+	require.Equal(t, ParametersBytes(params), res.totals().paramBytes, "counted as they are now")
+}

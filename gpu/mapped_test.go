@@ -1,0 +1,184 @@
+package gpu
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/prover/primitive"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// TestProverMappedMatchesInMemory uploads parameters streamed from a mapped file, in chunks of
+// several sizes (one chunk through the pinned staging, a few, and many small ones), and proves
+// with them: the proofs are byte-identical to those of the same parameters uploaded from memory
+// (UploadG1Bases, UploadG2Bases; another ProverDevice, so that nothing is shared) and to the
+// CPU's, and verify.
+func TestProverMappedMatchesInMemory(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	type config struct {
+		logN  int
+		chunk int // bytes per chunk buffer
+	}
+	configs := []config{
+		{10, 96 * 100},         // G1 chunks of 100 points, G2 of 50
+		{12, streamChunkBytes}, // one chunk a section
+		{18, 20 << 20},         // two chunks of H (24 MiB), through the pinned staging
+	}
+	if !testing.Short() {
+		configs = append(configs, config{18, streamChunkBytes}) // one chunk of 24 MiB
+	}
+	for _, tc := range configs {
+		t.Run(fmt.Sprintf("2^%d/chunk=%d", tc.logN, tc.chunk), func(t *testing.T) {
+			c, shape, params := setupScalable(t, tc.logN, 3)
+			path := filepath.Join(t.TempDir(), "p.params")
+			if err := params.WriteParametersFile(path); err != nil {
+				t.Fatal(err)
+			}
+			m, err := prover.OpenParametersFile(path, prover.Unchecked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			mp, err := m.Parameters()
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamed := NewProverDevice(d)
+			streamed.streamChunk = tc.chunk
+			defer streamed.Close()
+			inMemory := NewProverDevice(d)
+			defer inMemory.Close()
+			pvk, err := prover.PrepareVerifyingKey(&params.VK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for part := 0; part < 2; part++ {
+				c.Partition = part
+				asg, err := synth.Synthesize(ctx, shape, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs, err := prover.NewRandomness()
+				if err != nil {
+					t.Fatal(err)
+				}
+				fromFile, err := prover.ProvePartition(ctx, mp, asg, prover.WithDevice(prover.NewDevice(streamed)), prover.WithRandomness(rs))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fromMemory, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(inMemory)), prover.WithRandomness(rs))
+				if err != nil {
+					t.Fatal(err)
+				}
+				onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, g, cp := fromFile.Bytes(), fromMemory.Bytes(), onCPU.Bytes()
+				if !bytes.Equal(f[:], g[:]) || !bytes.Equal(f[:], cp[:]) {
+					t.Fatalf("partition %d: the proof from mapped parameters differs (in-memory upload equal: %v, CPU equal: %v)",
+						part, bytes.Equal(f[:], g[:]), bytes.Equal(f[:], cp[:]))
+				}
+				if err := prover.Verify(pvk, fromFile, c.PublicInputs()); err != nil {
+					t.Fatalf("partition %d: %v", part, err)
+				}
+			}
+			if mp.HeapBytes() != 0 {
+				t.Fatalf("the GPU proofs decoded the mapped points onto the heap (%d bytes)", mp.HeapBytes())
+			}
+			if got := streamed.Breakdown().SRSUpload; got <= 0 {
+				t.Fatalf("SRS upload time %v", got)
+			}
+		})
+	}
+}
+
+// TestProverMappedBadPoint: a corrupt point in a mapped file fails the streamed upload with the
+// *DecodeError naming its section, index and offset; nothing stays resident, and the device
+// still proves with good parameters afterwards.
+func TestProverMappedBadPoint(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	_, _, params := setupScalable(t, 10, 2)
+	var buf bytes.Buffer
+	if _, err := params.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	at := params.VK.EncodedSize() + 4 + params.Len(primitive.SectionH)*96 + 4 + 5*96 // l[5]
+	file[at+95] ^= 1
+	path := filepath.Join(t.TempDir(), "bad.params")
+	if err := os.WriteFile(path, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := prover.OpenParametersFile(path, prover.Unchecked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	mp, err := m.Parameters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd := NewProverDevice(d)
+	pd.streamChunk = 96 * 3
+	defer pd.Close()
+	_, err = pd.Resident(ctx, mp.SRS())
+	var de *prover.DecodeError
+	if !errors.As(err, &de) || de.Section != "l" || de.Index != 5 || de.Offset != int64(at) {
+		t.Fatalf("upload of a bad point: %v, want a DecodeError at l[5], offset %d", err, at)
+	}
+	pd.mu.Lock()
+	resident := len(pd.srs)
+	pd.mu.Unlock()
+	if resident != 0 {
+		t.Fatalf("%d parameter sets resident after a failed upload", resident)
+	}
+	if _, err := pd.Resident(ctx, params.SRS()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkStreamSRS times a streamed upload of 2^k G1 points of H (Unchecked, from an encoding
+// in memory, so the file's reads are not timed): decoding in chunks on all cores overlapped with
+// the copies. BenchmarkUploadG1Bases is the same copy without the decode.
+func BenchmarkStreamSRS(b *testing.B) {
+	d := testDevice(b)
+	logN := benchMaxLog(26)
+	_, _, g1, g2 := bls12381.Generators()
+	p := &prover.Parameters{
+		VK: prover.VerifyingKey{AlphaG1: g1, BetaG1: g1, BetaG2: g2, GammaG2: g2, DeltaG1: g1, DeltaG2: g2,
+			IC: []bls12381.G1Affine{g1}},
+		H: g1Points(1 << logN),
+	}
+	var enc bytes.Buffer
+	if _, err := p.WriteTo(&enc); err != nil {
+		b.Fatal(err)
+	}
+	p.H = nil
+	m, err := prover.MapParameters(enc.Bytes(), prover.Unchecked)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	b.Run(fmt.Sprintf("2^%d", logN), func(b *testing.B) {
+		b.SetBytes(int64(1<<logN) * 96)
+		for i := 0; i < b.N; i++ {
+			s, err := pd.streamSRS("bench", m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.free()
+		}
+	})
+}

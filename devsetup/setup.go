@@ -180,10 +180,12 @@ func evaluateScalars(shape *synth.Shape, tw ToxicWaste, o *options) (*setupScala
 	})
 	tr.finish()
 	// The A and B scalars, compacted in place: element k of a compacted slice comes from an
-	// index ≥ k, so it is read before it is overwritten.
+	// index ≥ k, so it is read before it is overwritten. B's density is often low (a quarter
+	// in PoRep), so its scalars move to a slice of their own and B's evaluations are dropped.
 	aSc := appendDense(evA[:nIn], evA[nIn:], shape.ADensityAux)
 	bSc := appendDense(evB[:0], evB[:nIn], shape.BDensityInput)
 	bSc = appendDense(bSc, evB[nIn:], shape.BDensityAux)
+	bSc = append([]fr.Element(nil), bSc...)
 	return &setupScalars{icl: evC, a: aSc, b: bSc, zTau: zTau, deltaInv: deltaInv, domainSize: m, nIns: nIn}, nil
 }
 

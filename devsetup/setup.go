@@ -69,7 +69,7 @@ var pointChunk = 1 << 24
 
 // sink receives a setup's output in the order of the parameters file: the verifying key, then
 // each point section (h, l, a, b_g1, b_g2) as begin with its count, followed by its points in
-// order, chunk by chunk. The chunks are reused afterwards: a sink copies what it keeps.
+// order, chunk by chunk. The chunks belong to the caller: a sink copies what it keeps.
 type sink interface {
 	verifyingKey(vk *prover.VerifyingKey) error
 	begin(section string, n int) error
@@ -77,9 +77,9 @@ type sink interface {
 	g2(pts []bls12381.G2Affine) error
 }
 
-// setupScalars are the scalars a setup derives from the shape, after the evaluation:
-// inputs+aux IC‖L scalars, the A scalars of the variables the densities mark (inputs always),
-// and the B scalars likewise. Each is a big slice (32 bytes a variable) that generate drops as
+// setupScalars are the scalars a setup derives from the shape, after the evaluation: the IC‖L
+// scalars of the inputs then the aux variables, the A scalars of the inputs and of the aux
+// variables ADensityAux marks, and the B scalars of the variables the B densities mark. Each is a big slice (32 bytes a variable) that generate drops as
 // soon as its section is made.
 type setupScalars struct {
 	icl, a, b        []fr.Element
@@ -263,11 +263,7 @@ func generate(shape *synth.Shape, tw ToxicWaste, o options, out sink) error {
 	if err := section("b_g1", "B_G1 points", len(sc.b), sliceOf(sc.b), false); err != nil {
 		return err
 	}
-	if err := section("b_g2", "B_G2 points", len(sc.b), sliceOf(sc.b), true); err != nil {
-		return err
-	}
-	sc.b = nil
-	return nil
+	return section("b_g2", "B_G2 points", len(sc.b), sliceOf(sc.b), true)
 }
 
 // sliceOf returns the scalars function of a section whose scalars are all in v.

@@ -34,7 +34,7 @@ func WriteInsecureSetup(path string, shape *synth.Shape, tw ToxicWaste, opts ...
 	o := collect(opts)
 	err := atomicfile.Write(path, func(w io.Writer) error {
 		fs := &fileSink{w: bufio.NewWriterSize(w, 1<<20)}
-		if err := generate(shape, tw, o, fs); err != nil {
+		if err := generate(shape, tw, o, fs, pointChunk); err != nil {
 			return err
 		}
 		return fs.w.Flush()

@@ -90,3 +90,18 @@ func TestWriteInsecureSetupFails(t *testing.T) {
 
 	require.Error(t, WriteInsecureSetup(filepath.Join(dir, "missing", "x.params"), shape, tw))
 }
+
+// TestGenerateChunked: the setup made 100 points at a time into memory (every section in
+// several chunks, H's scalars too) equals InsecureSetup's, made a section at a time.
+func TestGenerateChunked(t *testing.T) {
+	shape, err := synth.Compile(&circuits.Scalable{Constraints: 700, Inputs: 5, Seed: 8})
+	require.NoError(t, err)
+	tw, err := NewToxicWaste(rand.Reader)
+	require.NoError(t, err)
+	want, err := InsecureSetup(shape, tw)
+	require.NoError(t, err)
+	ms := &memorySink{}
+	require.NoError(t, generate(shape, tw, options{fixedBase: &gnarkFixedBase{}}, ms, 100))
+	require.Greater(t, len(want.L), 200)
+	require.Equal(t, want, &ms.p)
+}

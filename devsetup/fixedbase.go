@@ -169,15 +169,16 @@ type pointMaker struct {
 	g2     bls12381.G2Affine
 	table1 *fixedBaseG1
 	table2 *fixedBaseG2
+	chunk  int // the most points made at once
 }
 
-// g1Section computes the n points scalars(lo, hi)[i]·G1 of the stage named stage, pointChunk
+// g1Section computes the n points scalars(lo, hi)[i]·G1 of the stage named stage, m.chunk
 // at a time, and hands each chunk's points to put in order, reporting the stage's progress.
 // scalars(lo, hi) returns the hi − lo scalars of points lo … hi−1.
 func (m *pointMaker) g1Section(stage string, n int, scalars func(lo, hi int) []fr.Element, put func([]bls12381.G1Affine) error) error {
 	tr := m.o.start(stage, n)
-	for lo := 0; lo < n; lo += pointChunk {
-		hi := min(lo+pointChunk, n)
+	for lo := 0; lo < n; lo += m.chunk {
+		hi := min(lo+m.chunk, n)
 		sc := scalars(lo, hi)
 		var pts []bls12381.G1Affine
 		if m.o.fixedBase == nil {
@@ -207,8 +208,8 @@ func (m *pointMaker) g1Section(stage string, n int, scalars func(lo, hi int) []f
 // g2Section is g1Section on G2.
 func (m *pointMaker) g2Section(stage string, n int, scalars func(lo, hi int) []fr.Element, put func([]bls12381.G2Affine) error) error {
 	tr := m.o.start(stage, n)
-	for lo := 0; lo < n; lo += pointChunk {
-		hi := min(lo+pointChunk, n)
+	for lo := 0; lo < n; lo += m.chunk {
+		hi := min(lo+m.chunk, n)
 		sc := scalars(lo, hi)
 		var pts []bls12381.G2Affine
 		if m.o.fixedBase == nil {

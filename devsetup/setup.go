@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -45,7 +46,7 @@ func NewToxicWaste(src io.Reader) (ToxicWaste, error) {
 // L_i = (β·A_i + α·B_i + C_i)/δ for aux, A/B points as A_i(τ)·G and B_i(τ)·G for the variables the
 // densities mark, and H_i = τ^i·(τ^m − 1)/δ for i < m−1. Points are computed with batched
 // fixed-base scalar multiplication on all cores, or by the FixedBase given with WithFixedBase
-// (a GPU), with the same result byte for byte, pointChunk points at a time.
+// (a GPU), with the same result byte for byte, a whole section at a time.
 //
 // WithProgress reports the stages in order: "Lagrange basis" (m), "evaluate A, B, C" (3 × constraints),
 // "IC and L scalars" (variables), then the points of each section in the order of the parameters
@@ -56,15 +57,14 @@ func NewToxicWaste(src io.Reader) (ToxicWaste, error) {
 // makes the same parameters into a file while holding one chunk of points at a time.
 func InsecureSetup(shape *synth.Shape, tw ToxicWaste, opts ...Option) (*prover.Parameters, error) {
 	ms := &memorySink{}
-	if err := generate(shape, tw, collect(opts), ms); err != nil {
+	if err := generate(shape, tw, collect(opts), ms, math.MaxInt); err != nil {
 		return nil, err
 	}
 	return &ms.p, nil
 }
 
-// pointChunk is the most points InsecureSetup and WriteInsecureSetup compute at once: 2^24 are
-// 1.5 GiB of G1 or 3 GiB of G2 points. A variable so that tests can use several chunks at small
-// sizes.
+// pointChunk is the most points WriteInsecureSetup computes at once: 2^24 are 1.5 GiB of G1 or
+// 3 GiB of G2 points. A variable so that tests can use several chunks at small sizes.
 var pointChunk = 1 << 24
 
 // sink receives a setup's output in the order of the parameters file: the verifying key, then
@@ -189,17 +189,17 @@ func evaluateScalars(shape *synth.Shape, tw ToxicWaste, o *options) (*setupScala
 	return &setupScalars{icl: evC, a: aSc, b: bSc, zTau: zTau, deltaInv: deltaInv, domainSize: m, nIns: nIn}, nil
 }
 
-// generate runs the setup of InsecureSetup and hands its output to out in file order. The
-// scalars of a section are dropped once its points are made, and points are made pointChunk
-// at a time, so besides the sink's own memory the peak is the Lagrange basis with the three
-// evaluations (32 bytes × (m + 3 × variables)), during the evaluation.
-func generate(shape *synth.Shape, tw ToxicWaste, o options, out sink) error {
+// generate runs the setup of InsecureSetup and hands its output to out in file order, at most
+// chunk points at a time (and H's scalars likewise). The scalars of a section are dropped once
+// its points are made, so besides the sink's own memory and one chunk the peak is the Lagrange
+// basis with the three evaluations (32 bytes × (m + 3 × variables)), during the evaluation.
+func generate(shape *synth.Shape, tw ToxicWaste, o options, out sink, chunk int) error {
 	sc, err := evaluateScalars(shape, tw, &o)
 	if err != nil {
 		return err
 	}
 	_, _, g1, g2 := bls12381.Generators()
-	pm := &pointMaker{o: &o, g1: g1, g2: g2}
+	pm := &pointMaker{o: &o, g1: g1, g2: g2, chunk: chunk}
 	section := func(name, stage string, n int, scalars func(lo, hi int) []fr.Element, onG2 bool) error {
 		if err := out.begin(name, n); err != nil {
 			return err
@@ -271,7 +271,8 @@ func sliceOf(v []fr.Element) func(lo, hi int) []fr.Element {
 	return func(lo, hi int) []fr.Element { return v[lo:hi] }
 }
 
-// memorySink keeps a setup's output as prover.Parameters.
+// memorySink keeps a setup's output as prover.Parameters. A section made in one chunk keeps
+// that chunk's slice, uncopied.
 type memorySink struct {
 	p   prover.Parameters
 	cur *[]bls12381.G1Affine // the G1 section being received
@@ -293,21 +294,29 @@ func (s *memorySink) begin(section string, n int) error {
 	case "b_g1":
 		s.cur = &s.p.BG1
 	default:
-		s.p.BG2 = make([]bls12381.G2Affine, 0, n)
+		s.p.BG2 = []bls12381.G2Affine{}
 		return nil
 	}
-	*s.cur = make([]bls12381.G1Affine, 0, n)
+	*s.cur = []bls12381.G1Affine{}
 	return nil
 }
 
 func (s *memorySink) g1(pts []bls12381.G1Affine) error {
-	*s.cur = append(*s.cur, pts...)
+	*s.cur = keep(*s.cur, pts)
 	return nil
 }
 
 func (s *memorySink) g2(pts []bls12381.G2Affine) error {
-	s.p.BG2 = append(s.p.BG2, pts...)
+	s.p.BG2 = keep(s.p.BG2, pts)
 	return nil
+}
+
+// keep returns dst with pts appended: pts itself when dst is empty.
+func keep[T any](dst, pts []T) []T {
+	if len(dst) == 0 {
+		return pts
+	}
+	return append(dst, pts...)
 }
 
 // evalPolynomials sets out[col] = Σ_r m[r][col]·lag[r], counting the rows done on tr.

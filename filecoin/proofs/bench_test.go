@@ -140,12 +140,13 @@ func BenchmarkWinningPoSt32GiB(b *testing.B) {
 // "prove-gpu" the same with the host's evaluations. Both use INSECURE parameters from
 // devsetup.InsecureSetup on that GPU (made once, its time logged); one proof, not timed, uploads
 // them and is verified against the public inputs filecoin/post derives. Each reports the
-// device's time per proof by stage, in ms. The setup holds its scalars and about 60 GiB of points
-// on the heap, so it needs about 100 GiB of host memory and a GPU: it runs only with
+// device's time per proof by stage, in ms. The setup holds its scalars and about 57 GiB of points
+// on the heap beside the shape and w, about 80 GiB in all, so it needs a large host and a GPU:
+// it runs only with
 // CUZK_BENCH_PARTITION=1.
 func BenchmarkWindowPoSt32GiBPartition(b *testing.B) {
 	if os.Getenv("CUZK_BENCH_PARTITION") != "1" {
-		b.Skip("set CUZK_BENCH_PARTITION=1: the 32 GiB WindowPoSt partition needs a GPU and about 100 GiB of memory")
+		b.Skip("set CUZK_BENCH_PARTITION=1: the 32 GiB WindowPoSt partition needs a GPU and about 80 GiB of memory")
 	}
 	p, c, inputs := realWindowPartition(b, 0)
 	start := time.Now()
@@ -178,7 +179,7 @@ func BenchmarkWindowPoSt32GiBPartition(b *testing.B) {
 		}
 		b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
 	})
-	// The setup below holds its scalars and all the points (about 75 GiB at this size): only w
+	// The setup below holds its scalars and all the points (about 70 GiB at this size): only w
 	// stays meanwhile, and the host evaluations are computed again when needed.
 	asg.ReleaseEvaluations()
 	debug.FreeOSMemory()

@@ -142,8 +142,7 @@ func BenchmarkWinningPoSt32GiB(b *testing.B) {
 // them and is verified against the public inputs filecoin/post derives. Each reports the
 // device's time per proof by stage, in ms. The setup holds its scalars and about 57 GiB of points
 // on the heap beside the shape and w, about 80 GiB in all, so it needs a large host and a GPU:
-// it runs only with
-// CUZK_BENCH_PARTITION=1.
+// it runs only with CUZK_BENCH_PARTITION=1.
 func BenchmarkWindowPoSt32GiBPartition(b *testing.B) {
 	if os.Getenv("CUZK_BENCH_PARTITION") != "1" {
 		b.Skip("set CUZK_BENCH_PARTITION=1: the 32 GiB WindowPoSt partition needs a GPU and about 80 GiB of memory")

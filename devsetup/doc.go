@@ -4,6 +4,9 @@
 // InsecureSetup runs a Groth16 setup from toxic waste the caller holds, so whoever ran it can
 // forge proofs for every circuit the parameters serve; real deployments use the parameters of a
 // multi-party ceremony (Filecoin's .params files), read with prover.ReadParametersFile.
+// WriteInsecureSetup writes the same parameters straight to a bellperson parameters file,
+// holding one chunk of points at a time instead of all of them (tens of GiB at a Filecoin
+// partition's size); prover.OpenParametersFile reads it back.
 // RandomParameters returns points of the right counts unrelated to any setup, for benchmarks at
 // sizes where a setup would take too long: proofs made with them do not verify.
 //

@@ -94,7 +94,6 @@ func (t *fixedBaseG1) mul(scalars []fr.Element, tr *tracker) []bls12381.G1Affine
 		copy(out[lo:hi], bls12381.BatchJacobianToAffineG1(jac))
 		tr.add((hi - lo) % progressStep)
 	})
-	tr.finish()
 	return out
 }
 
@@ -146,7 +145,6 @@ func (t *fixedBaseG2) mul(scalars []fr.Element, tr *tracker) []bls12381.G2Affine
 		}
 		tr.add((hi - lo) % progressStep)
 	})
-	tr.finish()
 	return out
 }
 
@@ -164,47 +162,76 @@ type FixedBase interface {
 func WithFixedBase(fb FixedBase) Option { return func(o *options) { o.fixedBase = fb } }
 
 // pointMaker computes the points of one setup's sections: with o.fixedBase when set, else with
-// CPU tables built on first use.
+// CPU tables built on first use and kept for the setup's other sections.
 type pointMaker struct {
 	o      *options
 	g1     bls12381.G1Affine
 	g2     bls12381.G2Affine
 	table1 *fixedBaseG1
+	table2 *fixedBaseG2
+	chunk  int // the most points made at once
 }
 
-// mulG1 returns scalars[i]·G1 for the stage named stage, reporting its progress.
-func (m *pointMaker) mulG1(stage string, scalars []fr.Element) ([]bls12381.G1Affine, error) {
-	if m.o.fixedBase == nil {
-		if m.table1 == nil {
-			m.table1 = newFixedBaseG1(&m.g1)
+// g1Section computes the n points scalars(lo, hi)[i]·G1 of the stage named stage, m.chunk
+// at a time, and hands each chunk's points to put in order, reporting the stage's progress.
+// scalars(lo, hi) returns the hi − lo scalars of points lo … hi−1.
+func (m *pointMaker) g1Section(stage string, n int, scalars func(lo, hi int) []fr.Element, put func([]bls12381.G1Affine) error) error {
+	tr := m.o.start(stage, n)
+	for lo := 0; lo < n; lo += m.chunk {
+		hi := min(lo+m.chunk, n)
+		sc := scalars(lo, hi)
+		var pts []bls12381.G1Affine
+		if m.o.fixedBase == nil {
+			if m.table1 == nil {
+				m.table1 = newFixedBaseG1(&m.g1)
+			}
+			pts = m.table1.mul(sc, tr)
+		} else {
+			var err error
+			pts, err = m.o.fixedBase.MulG1(context.Background(), sc)
+			if err == nil && len(pts) != len(sc) {
+				err = fmt.Errorf("%d points for %d scalars", len(pts), len(sc))
+			}
+			if err != nil {
+				return fmt.Errorf("insecure setup: %s %d…%d: %w", stage, lo, hi, err)
+			}
+			tr.add(hi - lo)
 		}
-		return m.table1.mul(scalars, m.o.start(stage, len(scalars))), nil
-	}
-	tr := m.o.start(stage, len(scalars))
-	pts, err := m.o.fixedBase.MulG1(context.Background(), scalars)
-	if err == nil && len(pts) != len(scalars) {
-		err = fmt.Errorf("%d points for %d scalars", len(pts), len(scalars))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("insecure setup: %s: %w", stage, err)
+		if err := put(pts); err != nil {
+			return err
+		}
 	}
 	tr.finish()
-	return pts, nil
+	return nil
 }
 
-// mulG2 returns scalars[i]·G2 for the stage named stage, reporting its progress.
-func (m *pointMaker) mulG2(stage string, scalars []fr.Element) ([]bls12381.G2Affine, error) {
-	if m.o.fixedBase == nil {
-		return newFixedBaseG2(&m.g2).mul(scalars, m.o.start(stage, len(scalars))), nil
-	}
-	tr := m.o.start(stage, len(scalars))
-	pts, err := m.o.fixedBase.MulG2(context.Background(), scalars)
-	if err == nil && len(pts) != len(scalars) {
-		err = fmt.Errorf("%d points for %d scalars", len(pts), len(scalars))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("insecure setup: %s: %w", stage, err)
+// g2Section is g1Section on G2.
+func (m *pointMaker) g2Section(stage string, n int, scalars func(lo, hi int) []fr.Element, put func([]bls12381.G2Affine) error) error {
+	tr := m.o.start(stage, n)
+	for lo := 0; lo < n; lo += m.chunk {
+		hi := min(lo+m.chunk, n)
+		sc := scalars(lo, hi)
+		var pts []bls12381.G2Affine
+		if m.o.fixedBase == nil {
+			if m.table2 == nil {
+				m.table2 = newFixedBaseG2(&m.g2)
+			}
+			pts = m.table2.mul(sc, tr)
+		} else {
+			var err error
+			pts, err = m.o.fixedBase.MulG2(context.Background(), sc)
+			if err == nil && len(pts) != len(sc) {
+				err = fmt.Errorf("%d points for %d scalars", len(pts), len(sc))
+			}
+			if err != nil {
+				return fmt.Errorf("insecure setup: %s %d…%d: %w", stage, lo, hi, err)
+			}
+			tr.add(hi - lo)
+		}
+		if err := put(pts); err != nil {
+			return err
+		}
 	}
 	tr.finish()
-	return pts, nil
+	return nil
 }

@@ -85,8 +85,8 @@ func TestWithFixedBase(t *testing.T) {
 	got, err := InsecureSetup(shape, tw, WithFixedBase(fb), WithProgress(log.report))
 	require.NoError(t, err)
 	log.complete()
-	require.Equal(t, []string{"Lagrange basis", "evaluate A, B, C", "IC and L scalars", "H scalars",
-		"IC points", "L points", "A points", "B_G1 points", "B_G2 points", "H points"}, log.stages)
+	require.Equal(t, []string{"Lagrange basis", "evaluate A, B, C", "IC and L scalars",
+		"IC points", "H points", "L points", "A points", "B_G1 points", "B_G2 points"}, log.stages)
 	require.Equal(t, len(cpu.VK.IC)+len(cpu.L)+len(cpu.A)+len(cpu.BG1)+len(cpu.H), fb.g1)
 	require.Equal(t, len(cpu.BG2), fb.g2)
 	var a, b bytes.Buffer

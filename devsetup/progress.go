@@ -2,14 +2,14 @@ package devsetup
 
 import "sync"
 
-// Progress receives the progress of InsecureSetup or RandomParameters: of the step named stage
-// ("L points", "H scalars", …), done units of total are finished. Stages come one after the
-// other; within a stage, done increases up to total, and the last call of a stage has
-// done = total. Calls never overlap (they are serialized), but come from several goroutines, so
+// Progress receives the progress of InsecureSetup, WriteInsecureSetup or RandomParameters: of
+// the step named stage ("L points", "IC and L scalars", …), done units of total are finished.
+// Stages come one after the other; within a stage, done increases up to total, and the last
+// call of a stage has done = total. Calls never overlap (they are serialized), but come from several goroutines, so
 // a Progress must not block for long.
 type Progress func(stage string, done, total int64)
 
-// Option configures InsecureSetup and RandomParameters.
+// Option configures InsecureSetup, WriteInsecureSetup and RandomParameters.
 type Option func(*options)
 
 type options struct {

@@ -64,13 +64,12 @@ func TestInsecureSetupProgress(t *testing.T) {
 	log.complete()
 	m := int64(shape.DomainSize())
 	b := int64(shape.BDensityInput.Count() + shape.BDensityAux.Count())
-	require.Equal(t, []string{"Lagrange basis", "evaluate A, B, C", "IC and L scalars", "H scalars",
-		"IC points", "L points", "A points", "B_G1 points", "B_G2 points", "H points"}, log.stages)
+	require.Equal(t, []string{"Lagrange basis", "evaluate A, B, C", "IC and L scalars",
+		"IC points", "H points", "L points", "A points", "B_G1 points", "B_G2 points"}, log.stages)
 	require.Equal(t, map[string]int64{
 		"Lagrange basis":   m,
 		"evaluate A, B, C": 3 * int64(shape.NumConstraints),
 		"IC and L scalars": int64(shape.NumInputs + shape.NumAux),
-		"H scalars":        m - 1,
 		"IC points":        int64(shape.NumInputs),
 		"L points":         int64(shape.NumAux),
 		"A points":         int64(len(p.A)),

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -42,12 +43,16 @@ func runBench(ctx context.Context, args []string) error {
 	randomParams := fs.Bool("random-params", false, "random points instead of an INSECURE setup: no setup time, but the proofs do not verify (and are not checked)")
 	deviceEval := fs.Bool("device-eval", true, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there, so the host holds only w per partition (GPU devices only; --device-eval=false computes them on the host)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
+	paramsFile := fs.String("params-file", "", "keep the INSECURE parameters in this file: reused when it exists and fits the circuit (an error when it does not), else written there by a streamed setup that holds one chunk of points at a time, then loaded")
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
 	if *budgetGiB < 0 {
 		return &usageError{fmt.Errorf("bench: --memory-budget must be ≥ 0")}
+	}
+	if *paramsFile != "" && *randomParams {
+		return usagef("bench: --params-file and --random-params exclude each other")
 	}
 	budget := int64(*budgetGiB * (1 << 30))
 	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
@@ -81,7 +86,7 @@ func runBench(ctx context.Context, args []string) error {
 	if *cpuFallback && all[0] != prover.CPU() {
 		fallback = prover.CPU()
 	}
-	plan, err := planMemory(shape, all, fallback, slices.Max(workers), *synthConc, runtime.GOMAXPROCS(0), budget, *deviceEval)
+	plan, err := planMemory(shape, all, fallback, slices.Max(workers), *synthConc, runtime.GOMAXPROCS(0), budget, *deviceEval, *paramsFile != "" && len(gpuDevs) > 0)
 	if err != nil {
 		return err
 	}
@@ -95,29 +100,51 @@ func runBench(ctx context.Context, args []string) error {
 		debug.SetMemoryLimit(plan.budget)
 	}
 
-	// Parameters: INSECURE development parameters, or random points.
+	// Parameters: INSECURE development parameters (in memory, or through --params-file), or
+	// random points.
 	start = time.Now()
 	stages := progress.NewStages(os.Stderr, progress.WithUnit("points"))
+	setupOpts := []devsetup.Option{devsetup.WithProgress(stages.Report)}
+	if len(gpuDevs) > 0 {
+		setupOpts = append(setupOpts, devsetup.WithFixedBase(gpuDevs[0].Device())) // the points on the first GPU
+	}
 	var params *prover.Parameters
-	if *randomParams {
+	kind := "INSECURE dev setup"
+	switch {
+	case *paramsFile != "":
+		made, err := ensureParamsFile(*paramsFile, shape, setupOpts...)
+		stages.Done()
+		if err != nil {
+			return err
+		}
+		if made {
+			fmt.Printf("INSECURE dev setup written to %s in %s\n", *paramsFile, time.Since(start).Round(time.Millisecond))
+			debug.FreeOSMemory() // the setup's scalars, before the points are loaded
+		} else {
+			fmt.Printf("reusing the parameters in %s\n", *paramsFile)
+		}
+		start = time.Now()
+		var closer io.Closer
+		if params, closer, err = loadBenchParams(*paramsFile); err != nil {
+			return fmt.Errorf("bench: --params-file: %w", err)
+		}
+		defer closer.Close()
+		kind = "parameters loaded"
+	case *randomParams:
 		params = devsetup.RandomParameters(shape, cf.seed, devsetup.WithProgress(stages.Report))
-	} else {
+		stages.Done()
+		kind = "random parameters (proofs will not verify)"
+	default:
 		tw, err := devsetup.NewToxicWaste(rand.Reader)
 		if err != nil {
 			return err
 		}
-		opts := []devsetup.Option{devsetup.WithProgress(stages.Report)}
-		if len(gpuDevs) > 0 {
-			opts = append(opts, devsetup.WithFixedBase(gpuDevs[0].Device())) // the points on the first GPU
-		}
-		if params, err = devsetup.InsecureSetup(shape, tw, opts...); err != nil {
+		if params, err = devsetup.InsecureSetup(shape, tw, setupOpts...); err != nil {
 			return err
 		}
-	}
-	stages.Done()
-	kind := "INSECURE dev setup"
-	if *randomParams {
-		kind = "random parameters (proofs will not verify)"
+		stages.Done()
+		// The setup's scalars are garbage now; give their pages back before the run.
+		debug.FreeOSMemory()
 	}
 	fmt.Printf("%s in %s: %s of points\n", kind, time.Since(start).Round(time.Millisecond), gibs(engine.ParametersBytes(params)))
 

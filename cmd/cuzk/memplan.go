@@ -29,13 +29,16 @@ type memoryPlan struct {
 	fallback   int64 // the CPU fallback's workspace, one partition at a time (0 without)
 	partition  int64 // per in-flight partition, the devices' share included
 	evals      int64 // of which A·w, B·w, C·w (0 with device evaluation)
+	mapped     bool  // the parameters' points stay in their file's mapping: only IC on the heap
 	deviceEval bool  // the devices evaluate A·w, B·w, C·w: partitions are synthesized witness-only
 	inFlight   int   // most partitions the workers and queues can hold at once
 }
 
 // planMemory predicts the benchmark's host memory for shape proved on devs with the given
 // engine configuration (synth = 0: the engine's default). budget = 0 takes the engine's default.
-func planMemory(shape *synth.Shape, devs []prover.Device, fallback prover.Device, workers, synthConc, gomaxprocs int, budget int64, deviceEval bool) (memoryPlan, error) {
+// mapped says the parameters will be proved from their file's mapping on GPUs, so that only the
+// verifying key's IC points are on the heap (until a CPU proof decodes the others).
+func planMemory(shape *synth.Shape, devs []prover.Device, fallback prover.Device, workers, synthConc, gomaxprocs int, budget int64, deviceEval, mapped bool) (memoryPlan, error) {
 	lim, err := engine.DetectMemoryLimit()
 	if err != nil && budget == 0 {
 		return memoryPlan{}, err
@@ -47,6 +50,9 @@ func planMemory(shape *synth.Shape, devs []prover.Device, fallback prover.Device
 	}
 	p.shape = engine.ShapeBytes(shape)
 	p.params = engine.ParametersBytesFor(shape)
+	if mapped {
+		p.params, p.mapped = 96*int64(shape.NumInputs), true
+	}
 	if fallback != nil {
 		p.fallback = fallback.HostBytes(shape)
 	}
@@ -92,7 +98,11 @@ func (p memoryPlan) print(w io.Writer) {
 		fmt.Fprintf(w, "  %-34s %11s  %s\n", name, gibs(b), note)
 	}
 	row("shape (A, B, C, densities)", p.shape, "")
-	row("parameters", p.params, "points on the heap")
+	if p.mapped {
+		row("parameters", p.params, "IC on the heap; the points stay in the file's mapping (page cache) and go to the GPUs in chunks; a CPU fallback would decode them")
+	} else {
+		row("parameters", p.params, "points on the heap")
+	}
 	if p.fallback > 0 {
 		row("CPU fallback workspace", p.fallback, "one fallback at a time (--cpu-fallback=false drops it)")
 	}

@@ -25,7 +25,7 @@ func TestMemoryPlan(t *testing.T) {
 	resident := engine.ShapeBytes(shape) + engine.ParametersBytesFor(shape)
 
 	// 4 cores: 2 synthesis workers, 2 device workers and a queue of 4.
-	p, err := planMemory(shape, cpu, nil, 2, 0, 4, resident+3*est+est/2, false)
+	p, err := planMemory(shape, cpu, nil, 2, 0, 4, resident+3*est+est/2, false, false)
 	require.NoError(t, err)
 	require.Equal(t, 2+4+2, p.inFlight)
 	require.Equal(t, 3, p.fits(), "the budget, not the workers, bounds it")
@@ -35,11 +35,11 @@ func TestMemoryPlan(t *testing.T) {
 	require.Contains(t, out.String(), "× 3 partitions in flight")
 	require.Contains(t, out.String(), "workers and queues hold up to 8; the budget allows 3")
 
-	p, err = planMemory(shape, cpu, nil, 2, 1, 4, 1<<40, false)
+	p, err = planMemory(shape, cpu, nil, 2, 1, 4, 1<<40, false, false)
 	require.NoError(t, err)
 	require.Equal(t, 1+4+2, p.fits(), "the workers bound it")
 
-	p, err = planMemory(shape, cpu, prover.CPU(), 2, 0, 4, resident+est, false)
+	p, err = planMemory(shape, cpu, prover.CPU(), 2, 0, 4, resident+est, false, false)
 	require.NoError(t, err)
 	require.Equal(t, prover.CPU().HostBytes(shape), p.fallback)
 	require.Zero(t, p.fits(), "the fallback's workspace is resident")
@@ -48,7 +48,16 @@ func TestMemoryPlan(t *testing.T) {
 	require.ErrorContains(t, err, "--cpu-fallback=false")
 	require.ErrorContains(t, err, "--random-params")
 
-	p, err = planMemory(shape, cpu, nil, 2, 0, 4, 0, false)
+	// Mapped parameters: only the IC points count on the heap.
+	p, err = planMemory(shape, cpu, nil, 2, 0, 4, resident+3*est+est/2, false, true)
+	require.NoError(t, err)
+	require.Equal(t, 96*int64(shape.NumInputs), p.params)
+	require.Less(t, p.params, engine.ParametersBytesFor(shape))
+	out.Reset()
+	p.print(&out)
+	require.Contains(t, out.String(), "the points stay in the file's mapping")
+
+	p, err = planMemory(shape, cpu, nil, 2, 0, 4, 0, false, false)
 	require.NoError(t, err)
 	require.Positive(t, p.limit.Bytes)
 	require.Equal(t, engine.DefaultBudget(p.limit), p.budget)
@@ -118,7 +127,7 @@ func TestMemoryPlanDeviceEval(t *testing.T) {
 	require.NoError(t, err)
 	devs := []prover.Device{evaluating{prover.CPU()}}
 	full, evals := engine.EstimatePartitionBytes(shape, devs...)
-	p, err := planMemory(shape, devs, nil, 2, 0, 4, 1<<40, true)
+	p, err := planMemory(shape, devs, nil, 2, 0, 4, 1<<40, true, false)
 	require.NoError(t, err)
 	require.True(t, p.deviceEval)
 	require.Equal(t, full-evals+4*int64(shape.NumInputs+shape.NumAux), p.partition)
@@ -129,7 +138,7 @@ func TestMemoryPlanDeviceEval(t *testing.T) {
 	require.Contains(t, evaluationMode(true, shape, devs), "evaluated on the devices")
 
 	cpu := []prover.Device{prover.CPU()}
-	p, err = planMemory(shape, cpu, nil, 2, 0, 4, 1<<40, true)
+	p, err = planMemory(shape, cpu, nil, 2, 0, 4, 1<<40, true, false)
 	require.NoError(t, err)
 	require.False(t, p.deviceEval)
 	require.Equal(t, full, p.partition)

@@ -2,7 +2,11 @@ package proofs
 
 import (
 	"context"
+	"crypto/rand"
+	"os"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -126,4 +130,140 @@ func BenchmarkWinningPoSt32GiB(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkWindowPoSt32GiBPartition measures one full 32 GiB WindowPoSt partition (2349 sectors
+// × 10 challenges, 125,279,217 constraints, 25,839 public inputs), the real vanilla proof of
+// testdata repeated into every slot (realWindowPartition). "synthesize" is synth.Synthesize
+// (witness and A·w, B·w, C·w) on all cores. "prove-gpu-device-eval" is prover.ProvePartition on
+// GPU 0 from w alone, the device evaluating A·w, B·w, C·w from the resident shape;
+// "prove-gpu" the same with the host's evaluations. Both use INSECURE parameters from
+// devsetup.InsecureSetup on that GPU (made once, its time logged); one proof, not timed, uploads
+// them and is verified against the public inputs filecoin/post derives. Each reports the
+// device's time per proof by stage, in ms. The setup holds its scalars and about 57 GiB of points
+// on the heap beside the shape and w, about 80 GiB in all, so it needs a large host and a GPU:
+// it runs only with CUZK_BENCH_PARTITION=1.
+func BenchmarkWindowPoSt32GiBPartition(b *testing.B) {
+	if os.Getenv("CUZK_BENCH_PARTITION") != "1" {
+		b.Skip("set CUZK_BENCH_PARTITION=1: the 32 GiB WindowPoSt partition needs a GPU and about 80 GiB of memory")
+	}
+	p, c, inputs := realWindowPartition(b, 0)
+	start := time.Now()
+	shape, err := synth.Compile(cpost.Blank(p))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if shape.NumConstraints != windowPartitionConstraints || shape.NumInputs != 1+len(inputs) {
+		b.Fatalf("shape: %d constraints, %d inputs; want %d, %d", shape.NumConstraints, shape.NumInputs, windowPartitionConstraints, 1+len(inputs))
+	}
+	b.Logf("compiled in %s: %d constraints, %d inputs, %d aux, domain %d", time.Since(start).Round(time.Millisecond),
+		shape.NumConstraints, shape.NumInputs, shape.NumAux, shape.DomainSize())
+	ctx := context.Background()
+	asg, err := synth.Synthesize(ctx, shape, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, x := range asg.PublicInputs() {
+		if !x.Equal(&inputs[i]) {
+			b.Fatalf("public input %d: circuit %s, derived %s", i, x.String(), inputs[i].String())
+		}
+	}
+	b.Run("synthesize", func(b *testing.B) {
+		for b.Loop() {
+			a, err := synth.Synthesize(ctx, shape, c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a.ReleaseEvaluations()
+		}
+		b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+	})
+	// The setup below holds its scalars and all the points (about 70 GiB at this size): only w
+	// stays meanwhile, and the host evaluations are computed again when needed.
+	asg.ReleaseEvaluations()
+	debug.FreeOSMemory()
+
+	var params *prover.Parameters
+	var pvk *prover.PreparedVerifyingKey
+	for _, deviceEval := range []bool{true, false} {
+		name := "prove-gpu"
+		if deviceEval {
+			name += "-device-eval"
+		}
+		b.Run(name, func(b *testing.B) {
+			gpus, err := gpu.ProverDevices()
+			if err != nil {
+				b.Skipf("no GPU: %v", err)
+			}
+			defer func() {
+				for _, g := range gpus {
+					g.Close()
+				}
+			}()
+			pd := gpus[0]
+			if params == nil {
+				tw, err := devsetup.NewToxicWaste(rand.Reader)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				if params, err = devsetup.InsecureSetup(shape, tw, devsetup.WithFixedBase(pd.Device())); err != nil {
+					b.Fatal(err)
+				}
+				b.Logf("INSECURE setup on %s in %s", pd.Name(), time.Since(start).Round(time.Millisecond))
+				debug.FreeOSMemory() // the setup's scalars
+				if pvk, err = prover.PrepareVerifyingKey(&params.VK); err != nil {
+					b.Fatal(err)
+				}
+			}
+			a := asg
+			if deviceEval { // w alone
+				a = &synth.Assignment{Shape: asg.Shape, W: asg.W, Inputs: asg.Inputs, Aux: asg.Aux}
+			} else if !asg.HasEvaluations() {
+				if err := asg.Evaluate(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			dev := prover.WithDevice(prover.NewDevice(pd))
+			noCheck := prover.WithoutSelfCheck() // verified once below
+			// The first proof uploads the parameters (and the shape); it is not timed.
+			proof, err := prover.ProvePartition(ctx, params, a, dev, noCheck)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := prover.Verify(pvk, proof, inputs); err != nil {
+				b.Fatal(err)
+			}
+			warm := pd.Breakdown()
+			b.Logf("SRS upload %s, shape upload %s", warm.SRSUpload, warm.ShapeUpload)
+			b.ResetTimer()
+			for b.Loop() {
+				if benchProof, err = prover.ProvePartition(ctx, params, a, dev, noCheck); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			reportBreakdown(b, warm, pd.Breakdown())
+		})
+	}
+}
+
+// reportBreakdown reports the device time per proof by stage, in ms, between two breakdowns
+// of one gpu.ProverDevice.
+func reportBreakdown(b *testing.B, before, after gpu.Breakdown) {
+	n := float64(after.Partitions - before.Partitions)
+	if n == 0 {
+		return
+	}
+	ms := func(a, w time.Duration) float64 { return float64(a-w) / float64(time.Millisecond) / n }
+	b.ReportMetric(ms(after.Locked(), before.Locked()), "device-ms")
+	b.ReportMetric(ms(after.Upload, before.Upload), "upload-ms")
+	b.ReportMetric(ms(after.Evaluate, before.Evaluate), "evaluate-ms")
+	b.ReportMetric(ms(after.NTT, before.NTT), "ntt-ms")
+	b.ReportMetric(ms(after.Pointwise, before.Pointwise), "pointwise-ms")
+	b.ReportMetric(ms(after.MSMH, before.MSMH), "msmH-ms")
+	b.ReportMetric(ms(after.MSMA, before.MSMA), "msmA-ms")
+	b.ReportMetric(ms(after.MSMB1, before.MSMB1), "msmB1-ms")
+	b.ReportMetric(ms(after.MSML, before.MSML), "msmL-ms")
+	b.ReportMetric(ms(after.MSMB2, before.MSMB2), "msmB2-ms")
 }

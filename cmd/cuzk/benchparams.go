@@ -1,0 +1,82 @@
+package main
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/cuzk-go/cuzk/devsetup"
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/prover/primitive"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// ensureParamsFile makes sure the parameters file at path serves shape, for bench
+// --params-file: an existing file is opened and checked (its IC and section lengths must be
+// the shape's, see prover.CheckParameters) and reused as it is; a missing one is written with
+// devsetup.WriteInsecureSetup and opts, from toxic waste drawn from crypto/rand and dropped.
+// made reports whether it was written. A file that exists but does not fit, or cannot be read,
+// is an error naming it: it is never replaced, since a full-size setup takes long to make.
+func ensureParamsFile(path string, shape *synth.Shape, opts ...devsetup.Option) (made bool, err error) {
+	_, err = os.Stat(path)
+	if err == nil {
+		return false, checkParamsFile(path, shape)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("bench: --params-file: %w", err)
+	}
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
+	if err != nil {
+		return false, err
+	}
+	if err := devsetup.WriteInsecureSetup(path, shape, tw, opts...); err != nil {
+		return false, fmt.Errorf("bench: --params-file: %w", err)
+	}
+	return true, nil
+}
+
+// checkParamsFile reports whether the parameters file at path has the section lengths of
+// shape's parameters, reading only its verifying key and section counts.
+func checkParamsFile(path string, shape *synth.Shape) error {
+	m, err := prover.OpenParametersFile(path, prover.Unchecked)
+	if err != nil {
+		return fmt.Errorf("bench: --params-file: %w", err)
+	}
+	defer m.Close()
+	bCount := shape.BDensityInput.Count() + shape.BDensityAux.Count()
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"ic", len(m.VK.IC), shape.NumInputs},
+		{"h", m.Len(primitive.SectionH), shape.DomainSize() - 1},
+		{"l", m.Len(primitive.SectionL), shape.NumAux},
+		{"a", m.Len(primitive.SectionA), shape.NumInputs + shape.ADensityAux.Count()},
+		{"b_g1", m.Len(primitive.SectionBG1), bCount},
+		{"b_g2", m.Len(primitive.SectionBG2), bCount},
+	} {
+		if c.got != c.want {
+			return fmt.Errorf("bench: --params-file %s holds parameters for another circuit: section %s has %d points, this circuit needs %d; remove the file or choose another path",
+				path, c.name, c.got, c.want)
+		}
+	}
+	return nil
+}
+
+// loadBenchParams returns the parameters in the file at path and what to close once they are
+// no longer used.
+func loadBenchParams(path string) (*prover.Parameters, io.Closer, error) {
+	m, err := prover.OpenParametersFile(path, prover.Unchecked)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := m.Parameters()
+	if err != nil {
+		m.Close()
+		return nil, nil, err
+	}
+	return p, m, nil
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func benchArgs(out string, extra ...string) []string {
+	return append([]string{"bench", "--device", "cpu", "--constraints", "50", "--inputs", "2",
+		"--jobs", "1", "--partitions", "2", "--out", out}, extra...)
+}
+
+// TestBenchParamsFile: --params-file writes the INSECURE setup to a missing file and proves
+// with it (the bench verifies every proof); a second run reuses the file unchanged (a new setup
+// would draw new toxic waste); parameters that `cuzk setup` wrote for the same circuit are
+// reused and prove; a file for another circuit, or one that is not a parameters file, is an
+// error naming it and is left as it was.
+func TestBenchParamsFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bench.params")
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out1"), "--params-file", path)))
+	first := readFile(t, path)
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out2"), "--params-file", path)))
+	require.Equal(t, first, readFile(t, path), "the file was written again")
+
+	setupDir := filepath.Join(dir, "setup")
+	require.NoError(t, run(ctx, []string{"setup", "--out", setupDir, "--constraints", "50", "--inputs", "2", "--device", "cpu"}))
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out3"), "--params-file", filepath.Join(setupDir, "circuit.params"))))
+
+	other := []string{"bench", "--device", "cpu", "--constraints", "60", "--inputs", "3",
+		"--jobs", "1", "--partitions", "1", "--out", filepath.Join(dir, "out4"), "--params-file", path}
+	err := run(ctx, other)
+	require.ErrorContains(t, err, path+" holds parameters for another circuit: section ic has 3 points, this circuit needs 4")
+	require.Equal(t, first, readFile(t, path))
+
+	junk := filepath.Join(dir, "junk.params")
+	require.NoError(t, os.WriteFile(junk, []byte("not a parameters file"), 0o644))
+	require.ErrorContains(t, run(ctx, benchArgs(filepath.Join(dir, "out5"), "--params-file", junk)), junk)
+	require.Equal(t, "not a parameters file", string(readFile(t, junk)))
+
+	require.ErrorContains(t, run(ctx, benchArgs(filepath.Join(dir, "out6"), "--params-file", filepath.Join(dir, "missing", "x.params"))),
+		"--params-file")
+}
+
+// TestBenchParamsFileUsage: --params-file with --random-params is a usage error, before any work.
+func TestBenchParamsFileUsage(t *testing.T) {
+	captureOutput(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	err := run(ctx, benchArgs(filepath.Join(dir, "out"), "--params-file", filepath.Join(dir, "p.params"), "--random-params"))
+	require.ErrorContains(t, err, "--params-file and --random-params exclude each other")
+	require.Equal(t, exitUsage, exitStatus(ctx, err))
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, ents, "nothing written")
+}

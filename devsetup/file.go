@@ -1,0 +1,121 @@
+package devsetup
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"sync"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/cuzk-go/cuzk/internal/atomicfile"
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// WriteInsecureSetup runs InsecureSetup(shape, tw, opts...) and writes its parameters to path
+// in bellperson's encoding, byte for byte what the Parameters' WriteParametersFile writes (the
+// verifying key, then the H, L, A, B_G1 and B_G2 sections: prover/params.go), without holding
+// the parameters: each chunk of points (pointChunk, 2^24) is encoded and written as soon as it
+// is made. The heap then holds, besides the shape, at most the Lagrange basis and the three
+// evaluations at τ during the evaluation (32 bytes × (m + 3 × variables)), and afterwards the
+// scalars of the sections not yet written (each section's are dropped once it is written) with
+// one chunk of points.
+//
+// INSECURE, as InsecureSetup: whoever holds tw can forge proofs with the file.
+//
+// The file is written atomically (internal/atomicfile: a temporary file in the same directory,
+// synced and renamed over path, replacing any file there, permission 0644); on error path is
+// unchanged and no temporary file remains. Progress stages are InsecureSetup's.
+func WriteInsecureSetup(path string, shape *synth.Shape, tw ToxicWaste, opts ...Option) error {
+	o := collect(opts)
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		fs := &fileSink{w: bufio.NewWriterSize(w, 1<<20)}
+		if err := generate(shape, tw, o, fs, pointChunk); err != nil {
+			return err
+		}
+		return fs.w.Flush()
+	}, atomicfile.Overwrite())
+	if err != nil {
+		return fmt.Errorf("write insecure setup %s: %w", path, err)
+	}
+	return nil
+}
+
+// fileSink encodes a setup's output as a bellperson parameters file.
+type fileSink struct {
+	w       *bufio.Writer
+	section string
+	buf     []byte
+}
+
+func (s *fileSink) verifyingKey(vk *prover.VerifyingKey) error {
+	if _, err := vk.WriteTo(s.w); err != nil {
+		return fmt.Errorf("write verifying key: %w", err)
+	}
+	return nil
+}
+
+// begin writes section's u32-BE point count.
+func (s *fileSink) begin(section string, n int) error {
+	s.section = section
+	if uint64(n) > math.MaxUint32 {
+		return fmt.Errorf("parameters section %q: %d points exceed the u32 count", section, n)
+	}
+	var cnt [4]byte
+	binary.BigEndian.PutUint32(cnt[:], uint32(n))
+	if _, err := s.w.Write(cnt[:]); err != nil {
+		return fmt.Errorf("write parameters section %q: %w", section, err)
+	}
+	return nil
+}
+
+// encodeBatch is the number of points encoded into the buffer before it is written.
+const encodeBatch = 1 << 16
+
+func (s *fileSink) g1(pts []bls12381.G1Affine) error {
+	return s.write(len(pts), prover.G1UncompressedSize, func(dst []byte, i int) {
+		raw := pts[i].RawBytes()
+		copy(dst, raw[:])
+	})
+}
+
+func (s *fileSink) g2(pts []bls12381.G2Affine) error {
+	return s.write(len(pts), prover.G2UncompressedSize, func(dst []byte, i int) {
+		raw := pts[i].RawBytes()
+		copy(dst, raw[:])
+	})
+}
+
+// write encodes n points of size bytes each with put (gnark-crypto's RawBytes: the
+// uncompressed zcash encoding bellperson reads), encodeBatch at a time on all cores, and writes
+// them in order.
+func (s *fileSink) write(n, size int, put func(dst []byte, i int)) error {
+	workers := runtime.GOMAXPROCS(0)
+	for lo := 0; lo < n; lo += encodeBatch {
+		hi := min(lo+encodeBatch, n)
+		need := (hi - lo) * size
+		if cap(s.buf) < need {
+			s.buf = make([]byte, need)
+		}
+		buf := s.buf[:need]
+		per := (hi - lo + workers - 1) / workers
+		var wg sync.WaitGroup
+		for c := lo; c < hi; c += per {
+			ce := min(c+per, hi)
+			wg.Go(func() {
+				for i := c; i < ce; i++ {
+					put(buf[(i-lo)*size:(i-lo+1)*size], i)
+				}
+			})
+		}
+		wg.Wait()
+		if _, err := s.w.Write(buf); err != nil {
+			return fmt.Errorf("write parameters section %q: %w", s.section, err)
+		}
+	}
+	return nil
+}

@@ -153,13 +153,14 @@ func New(opts ...Option) (*Backend, error) {
 	return b, nil
 }
 
-// Close stops the engine, waiting for the jobs in flight, and closes the GPUs. Call it after the
-// daemon has shut down (its jobs have ended).
+// Close stops the engine, waiting for the jobs in flight, closes the GPUs and unmaps the
+// parameter files. Call it after the daemon has shut down (its jobs have ended).
 func (b *Backend) Close() error {
 	err := b.eng.Close(context.Background())
 	for _, g := range b.gpus {
 		err = errors.Join(err, g.Close())
 	}
+	b.params.close()
 	return err
 }
 

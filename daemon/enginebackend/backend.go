@@ -307,7 +307,7 @@ func (b *Backend) Prove(ctx context.Context, req *daemon.Request) (*daemon.Resul
 			update.ProofType(req.RegisteredProof), rOld, rNew, dNew, req.VanillaProofs)
 	}
 	if err != nil {
-		return nil, err
+		return nil, b.params.badPoint(p, err)
 	}
 	res.Partitions = len(res.Proof) / prover.ProofSize
 	return res, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -50,6 +51,7 @@ type paramEntry struct {
 	loaded   bool                     // the load has ended (ready is closed or about to be)
 	dropped  bool                     // no longer in entries: closed once refs is 0
 	file     *prover.MappedParameters // the mapping params are proved from; nil if INSECURE or closed
+	path     string                   // the file's path; "" if INSECURE
 }
 
 func newParamStore(c *paramcache.Cache, insecure bool, gpus []*gpu.ProverDevice, log *slog.Logger) *paramStore {
@@ -155,6 +157,21 @@ func (s *paramStore) closeUnusedLocked(e *paramEntry) {
 	s.log.Info("parameters unmapped", "circuit", e.circuit)
 }
 
+// badPoint handles err, the error of a proof or upload with e's parameters: when a point of
+// the file failed to decode (a *prover.DecodeError: the file's digest matched, yet a point is
+// off the curve), it drops e, so that the next request maps the file afresh (replaced, it is
+// checked again), and names the file in the error. Other errors are returned as they are.
+func (s *paramStore) badPoint(e *paramEntry, err error) error {
+	if _, bad := errors.AsType[*prover.DecodeError](err); !bad || e.path == "" {
+		return err
+	}
+	s.mu.Lock()
+	s.dropLocked(e)
+	s.mu.Unlock()
+	s.log.Warn("parameters file has a bad point; unloaded", "circuit", e.circuit, "file", e.path, "err", err)
+	return fmt.Errorf("parameters file %s: %w", e.path, err)
+}
+
 // close drops every circuit: their mappings are closed now, or when the proofs holding them end.
 func (s *paramStore) close() {
 	s.mu.Lock()
@@ -182,6 +199,7 @@ func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind
 		e.params, e.err = insecureParams(k, rp)
 	} else if file, e.err = pi.OpenParameters(context.Background(), s.cache, prover.Unchecked); e.err == nil {
 		e.params, _ = file.Parameters() // made by OpenParameters: no error
+		e.path = filepath.Join(s.cache.Dir(), pi.ParamsFile)
 	}
 	if errors.Is(e.err, paramcache.ErrMissing) || errors.Is(e.err, paramcache.ErrDigest) {
 		e.err = fmt.Errorf("%w: %w", daemon.ErrNotReady, e.err)
@@ -250,7 +268,7 @@ func (s *paramStore) preload(ctx context.Context, id string) (daemon.PreloadResu
 	srs := e.params.SRS()
 	for _, g := range s.gpus {
 		if _, err := g.Resident(ctx, srs); err != nil {
-			return daemon.PreloadResult{}, fmt.Errorf("preload %s on %s: %w", id, g.Name(), err)
+			return daemon.PreloadResult{}, fmt.Errorf("preload %s on %s: %w", id, g.Name(), s.badPoint(e, err))
 		}
 	}
 	s.mu.Lock()

@@ -139,8 +139,9 @@ func (pi ProofInfo) LoadVerifyingKey(ctx context.Context, c *paramcache.Cache) (
 //
 // mode applies as each point is decoded: Unchecked suits a file whose digest the cache checked;
 // Checked runs the subgroup check on every point of every upload (once per GPU) and of the CPU's
-// decode: at a 32 GiB PoRep, about 460 million points each time, far slower than the upload. Close m once no proof uses its parameters any longer
-// (the generation functions of this package return only when their job has stopped using them).
+// decode: at a 32 GiB PoRep, about 460 million points each time, far slower than the upload.
+// Close m once no proof uses its parameters any longer (the generation functions of this package
+// return only when their job has stopped using them).
 func (pi ProofInfo) OpenParameters(ctx context.Context, c *paramcache.Cache, mode prover.DecodeMode) (*prover.MappedParameters, error) {
 	path, err := c.Path(ctx, pi.ParamsFile)
 	if err != nil {

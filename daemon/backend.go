@@ -142,7 +142,7 @@ func (t SRSTier) String() string {
 type SRSStatus struct {
 	Circuit   string
 	Tier      SRSTier
-	SizeBytes uint64
+	SizeBytes uint64 // host memory they hold (the engine backend: engine.ParametersBytes)
 	RefCount  uint32 // in-flight proofs using them
 }
 

@@ -101,7 +101,7 @@ var (
 	gpuVRAMTotalDesc = prometheus.NewDesc("cuzk_gpu_vram_total_bytes", "GPU memory, bytes.", []string{"gpu", "name"}, nil)
 	gpuVRAMFreeDesc  = prometheus.NewDesc("cuzk_gpu_vram_free_bytes", "Free GPU memory, bytes.", []string{"gpu", "name"}, nil)
 	srsBytesDesc     = prometheus.NewDesc("cuzk_srs_loaded_bytes",
-		"Size of a circuit's parameters known to the backend, by tier.", []string{"circuit_id", "tier"}, nil)
+		"Host memory of a circuit's parameters known to the backend (the verifying key while the points are mapped from their file), by tier.", []string{"circuit_id", "tier"}, nil)
 	pinnedDesc      = prometheus.NewDesc("cuzk_pinned_memory_bytes", "Pinned host memory in use, bytes.", nil, nil)
 	pinnedLimitDesc = prometheus.NewDesc("cuzk_pinned_memory_limit_bytes", "Pinned host memory limit, bytes.", nil, nil)
 )

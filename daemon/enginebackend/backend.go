@@ -153,13 +153,14 @@ func New(opts ...Option) (*Backend, error) {
 	return b, nil
 }
 
-// Close stops the engine, waiting for the jobs in flight, and closes the GPUs. Call it after the
-// daemon has shut down (its jobs have ended).
+// Close stops the engine, waiting for the jobs in flight, closes the GPUs and unmaps the
+// parameter files. Call it after the daemon has shut down (its jobs have ended).
 func (b *Backend) Close() error {
 	err := b.eng.Close(context.Background())
 	for _, g := range b.gpus {
 		err = errors.Join(err, g.Close())
 	}
+	b.params.close()
 	return err
 }
 
@@ -306,7 +307,7 @@ func (b *Backend) Prove(ctx context.Context, req *daemon.Request) (*daemon.Resul
 			update.ProofType(req.RegisteredProof), rOld, rNew, dNew, req.VanillaProofs)
 	}
 	if err != nil {
-		return nil, err
+		return nil, b.params.badPoint(p, err)
 	}
 	res.Partitions = len(res.Proof) / prover.ProofSize
 	return res, nil

@@ -3,6 +3,7 @@ package enginebackend_test
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/cuzk-go/cuzk/daemon"
 	"github.com/cuzk-go/cuzk/daemon/enginebackend"
+	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/filecoin/paramcache"
 	"github.com/cuzk-go/cuzk/filecoin/post"
 	"github.com/cuzk-go/cuzk/filecoin/proofs"
@@ -26,6 +28,7 @@ import (
 	"github.com/cuzk-go/cuzk/filecoin/update"
 	cuzkv1 "github.com/cuzk-go/cuzk/proto/cuzk/v1"
 	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/prover/primitive"
 )
 
 const miner = 1000
@@ -368,4 +371,88 @@ func TestSnapDealsEndToEnd2KiBOverGRPC(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, cuzkv1.AwaitProofResponse_FAILED, res.Result.Status)
 	require.Contains(t, res.Result.ErrorMessage, "partition 0")
+}
+
+// fileBackend is a CPU backend with parameters from cache.
+func fileBackend(t *testing.T, cache *paramcache.Cache) *enginebackend.Backend {
+	t.Helper()
+	b, err := enginebackend.New(enginebackend.WithParamCache(cache), enginebackend.WithLogger(logger()))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+	return b
+}
+
+// TestWindowPoSt2KiBFromParamsFile: the daemon proves a WindowPoSt partition from a parameters
+// file in its cache (INSECURE parameters of the real circuit, written to a file whose digest the
+// cache's manifest lists), mapped rather than read onto the heap, and the proof verifies with the
+// file's verifying key. On the CPU the points are decoded onto the heap by the proof: the status
+// then lists the circuit's full size, which EvictSRS frees.
+func TestWindowPoSt2KiBFromParamsFile(t *testing.T) {
+	ctx := t.Context()
+	const pt = post.StackedDrgWindow2KiBV1_1
+	var rnd post.Domain
+	rnd[3] = 5
+	vanilla, sectors := postInputs(t, pt, rnd, []uint64{2})
+	cache, path := enginebackend.WriteParamsFile(t, nil)
+	b := fileBackend(t, cache)
+	c := serve(t, b)
+
+	res, err := c.Prove(ctx, &cuzkv1.ProveRequest{Submit: &cuzkv1.SubmitProofRequest{
+		ProofKind: cuzkv1.ProofKind_WINDOW_POST_PARTITION, SectorSize: 2 << 10, RegisteredProof: uint64(pt),
+		MinerId: miner, Randomness: rnd[:], VanillaProofs: vanilla,
+	}})
+	require.NoError(t, err)
+	require.Equal(t, cuzkv1.AwaitProofResponse_COMPLETED, res.Result.Status, res.Result.ErrorMessage)
+
+	m, err := prover.OpenParametersFile(path, prover.Checked)
+	require.NoError(t, err)
+	defer m.Close()
+	vi := proofs.WindowPoStVerifyInfo{Randomness: rnd, Prover: miner, ChallengedSectors: sectors,
+		Proofs: []proofs.PoStProof{{PoStProof: pt, ProofBytes: res.Result.Proof}}}
+	ok, err := proofs.VerifyWindowPoStWithKey(vi, &m.VK)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	decoded, err := m.Decode()
+	require.NoError(t, err)
+	st, err := c.GetStatus(ctx, &cuzkv1.GetStatusRequest{})
+	require.NoError(t, err)
+	require.Len(t, st.LoadedSrs, 1)
+	require.Equal(t, cuzkv1.SRSStatus_HOT, st.LoadedSrs[0].Tier)
+	require.Equal(t, uint64(engine.ParametersBytes(decoded)), st.LoadedSrs[0].SizeBytes, "decoded by the CPU proof")
+	ev, err := c.EvictSRS(ctx, &cuzkv1.EvictSrsRequest{CircuitId: "wpost-2k"})
+	require.NoError(t, err)
+	require.Equal(t, st.LoadedSrs[0].SizeBytes, ev.FreedBytes)
+}
+
+// TestCorruptParamsFile: a parameters file that matches its manifest digest but holds a point
+// off the curve (l[3]) fails the proof, not the daemon, with the file, the section, the index and
+// the byte offset of the point, and the circuit is unloaded (the next proof maps the file again).
+func TestCorruptParamsFile(t *testing.T) {
+	ctx := t.Context()
+	const pt = post.StackedDrgWindow2KiBV1_1
+	var off int
+	cache, path := enginebackend.WriteParamsFile(t, func(b []byte) {
+		m, err := prover.MapParameters(b, prover.Unchecked)
+		require.NoError(t, err)
+		vk, err := m.VK.MarshalBinary()
+		require.NoError(t, err)
+		// bellperson's layout: the verifying key, then per section a u32 count and the points.
+		off = len(vk) + 4 + m.Len(primitive.SectionH)*prover.G1UncompressedSize + 4 + 3*prover.G1UncompressedSize
+		b[off+prover.G1UncompressedSize-1] ^= 1 // the last byte of y
+	})
+	c := serve(t, fileBackend(t, cache))
+	var rnd post.Domain
+	vanilla, _ := postInputs(t, pt, rnd, []uint64{1})
+	res, err := c.Prove(ctx, &cuzkv1.ProveRequest{Submit: &cuzkv1.SubmitProofRequest{
+		ProofKind: cuzkv1.ProofKind_WINDOW_POST_PARTITION, SectorSize: 2 << 10, RegisteredProof: uint64(pt),
+		MinerId: miner, Randomness: rnd[:], VanillaProofs: vanilla,
+	}})
+	require.NoError(t, err)
+	require.Equal(t, cuzkv1.AwaitProofResponse_FAILED, res.Result.Status)
+	require.Contains(t, res.Result.ErrorMessage, fmt.Sprintf("decode l[3] at byte offset %d: point not on curve", off))
+	require.True(t, strings.HasPrefix(res.Result.ErrorMessage, "parameters file "+path+": "), res.Result.ErrorMessage)
+	st, err := c.GetStatus(ctx, &cuzkv1.GetStatusRequest{})
+	require.NoError(t, err)
+	require.Empty(t, st.LoadedSrs)
 }

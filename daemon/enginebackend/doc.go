@@ -22,12 +22,17 @@
 //     is verified natively against comm_r_old, comm_r_new and comm_d_new before proving).
 //
 // Parameters are identified by circuit id (daemon.CircuitID: "porep-32g", "wpost-2k", …). The
-// first proof or Preload of a circuit reads its v28 .params file through filecoin/paramcache
+// first proof or Preload of a circuit maps its v28 .params file through filecoin/paramcache
 // (digest-checked against Filecoin's parameters.json; a missing file is an error naming it and
-// the fetch command) and keeps it in host memory; Preload also uploads it to every GPU. Evict
-// frees both. Status reports each loaded circuit's size and tier: hot (ready to prove: on every
-// GPU, or in host memory when the engine proves on the CPU), warm (in host memory only), cold
-// (being loaded).
+// the fetch command; proofs.ProofInfo.OpenParameters, decoded Unchecked) and keeps the mapping:
+// a GPU uploads the points from it chunk by chunk, once, and the heap holds none of them; the
+// CPU (no GPU, or the fallback after a GPU failure) decodes them onto the heap on its first
+// proof and keeps them. Preload also uploads them to every GPU. Evict frees the GPUs' copies and
+// unmaps the file once the proofs in flight that use it have ended (Close unmaps every file).
+// Status reports each loaded circuit's host memory (engine.ParametersBytes: the verifying key
+// while the points are mapped, the full size once the CPU has decoded them) and tier: hot (ready
+// to prove: on every GPU, or loaded when the engine proves on the CPU), warm (mapped, uploaded
+// by the first proof on each GPU), cold (being loaded).
 //
 // WithInsecureDevParams replaces the files by devsetup.InsecureSetup parameters made for the
 // requested circuit on first use (cached per circuit): whoever runs the setup can forge proofs,

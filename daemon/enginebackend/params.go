@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -24,7 +25,9 @@ import (
 )
 
 // paramStore holds each circuit's parameters, loaded once: concurrent requests for a circuit
-// being loaded wait for that load.
+// being loaded wait for that load. Parameters from the cache stay in their file's mapping
+// (proofs.ProofInfo.OpenParameters), which the store closes once the circuit is dropped (evict,
+// close) and no proof holds a reference any longer.
 type paramStore struct {
 	cache    *paramcache.Cache
 	insecure bool
@@ -35,17 +38,20 @@ type paramStore struct {
 	entries map[string]*paramEntry // by circuit id
 }
 
-// paramEntry is one circuit's parameters. params, bytes and err are set before ready is closed.
+// paramEntry is one circuit's parameters. params and err are set before ready is closed.
 type paramEntry struct {
 	circuit string
 	ready   chan struct{}
 	params  *prover.Parameters
-	bytes   int64
 	err     error
 
 	// Guarded by paramStore.mu.
-	refs     int  // proofs using the parameters
-	resident bool // uploaded to every GPU by Preload
+	refs     int                      // proofs using the parameters
+	resident bool                     // uploaded to every GPU by Preload
+	loaded   bool                     // the load has ended (ready is closed or about to be)
+	dropped  bool                     // no longer in entries: closed once refs is 0
+	file     *prover.MappedParameters // the mapping params are proved from; nil if INSECURE or closed
+	path     string                   // the file's path; "" if INSECURE
 }
 
 func newParamStore(c *paramcache.Cache, insecure bool, gpus []*gpu.ProverDevice, log *slog.Logger) *paramStore {
@@ -121,19 +127,79 @@ func (s *paramStore) acquire(ctx context.Context, id string, pi proofs.ProofInfo
 func (s *paramStore) release(e *paramEntry) {
 	s.mu.Lock()
 	e.refs--
+	s.closeUnusedLocked(e)
 	s.mu.Unlock()
 }
 
-// load reads (or, INSECURE, sets up) the parameters and closes e.ready. It runs on its own
+// dropLocked removes e from the entries and closes its mapping unless its load is under way or
+// a proof holds a reference; the load's end or the last release closes it then.
+func (s *paramStore) dropLocked(e *paramEntry) {
+	if s.entries[e.circuit] == e {
+		delete(s.entries, e.circuit)
+	}
+	e.dropped = true
+	s.closeUnusedLocked(e)
+}
+
+// closeUnusedLocked closes e's mapping when e is dropped, its load has ended and no proof holds
+// a reference: the engine then no longer reads the points (the proofs package returns only once
+// its job has finished), so the pages can be unmapped.
+func (s *paramStore) closeUnusedLocked(e *paramEntry) {
+	if !e.dropped || !e.loaded || e.refs > 0 || e.file == nil {
+		return
+	}
+	f := e.file
+	e.file = nil
+	if err := f.Close(); err != nil {
+		s.log.Warn("parameters not unmapped", "circuit", e.circuit, "err", err)
+		return
+	}
+	s.log.Info("parameters unmapped", "circuit", e.circuit)
+}
+
+// badPoint handles err, the error of a proof or upload with e's parameters: when a point of
+// the file failed to decode (a *prover.DecodeError: the file's digest matched, yet a point is
+// off the curve), it drops e, so that the next request maps the file afresh (replaced, it is
+// checked again), and names the file in the error. Other errors are returned as they are.
+func (s *paramStore) badPoint(e *paramEntry, err error) error {
+	if _, bad := errors.AsType[*prover.DecodeError](err); !bad || e.path == "" {
+		return err
+	}
+	s.mu.Lock()
+	s.dropLocked(e)
+	s.mu.Unlock()
+	s.log.Warn("parameters file has a bad point; unloaded", "circuit", e.circuit, "file", e.path, "err", err)
+	return fmt.Errorf("parameters file %s: %w", e.path, err)
+}
+
+// close drops every circuit: their mappings are closed now, or when the proofs holding them end.
+func (s *paramStore) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.entries {
+		s.dropLocked(e)
+	}
+}
+
+// load maps (or, INSECURE, sets up) the parameters and closes e.ready. It runs on its own
 // goroutine, not bound to any request's context, so that a cancelled request does not waste a
-// load others wait for.
+// load others wait for. The file is decoded Unchecked: the cache has checked its digest against
+// the manifest (Checked would run the subgroup check on every point of every GPU upload).
 func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind, rp uint64) {
-	defer close(e.ready)
+	var file *prover.MappedParameters
+	defer func() {
+		s.mu.Lock()
+		e.loaded, e.file = true, file
+		s.closeUnusedLocked(e) // evicted while loading, and no one waits
+		s.mu.Unlock()
+		close(e.ready)
+	}()
 	start := time.Now()
 	if s.insecure {
 		e.params, e.err = insecureParams(k, rp)
-	} else {
-		e.params, e.err = pi.LoadParameters(context.Background(), s.cache, prover.Unchecked)
+	} else if file, e.err = pi.OpenParameters(context.Background(), s.cache, prover.Unchecked); e.err == nil {
+		e.params, _ = file.Parameters() // made by OpenParameters: no error
+		e.path = filepath.Join(s.cache.Dir(), pi.ParamsFile)
 	}
 	if errors.Is(e.err, paramcache.ErrMissing) || errors.Is(e.err, paramcache.ErrDigest) {
 		e.err = fmt.Errorf("%w: %w", daemon.ErrNotReady, e.err)
@@ -143,8 +209,8 @@ func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind
 		s.log.Warn("parameters not loaded", "circuit", e.circuit, "err", e.err)
 		return
 	}
-	e.bytes = engine.ParametersBytes(e.params)
-	s.log.Info("parameters loaded", "circuit", e.circuit, "bytes", e.bytes, "took", time.Since(start), "insecure", s.insecure)
+	s.log.Info("parameters loaded", "circuit", e.circuit, "heap_bytes", engine.ParametersBytes(e.params),
+		"mapped", file != nil, "took", time.Since(start), "insecure", s.insecure)
 }
 
 // insecureParams runs devsetup.InsecureSetup for the circuit of registered proof rp of kind k.
@@ -202,7 +268,7 @@ func (s *paramStore) preload(ctx context.Context, id string) (daemon.PreloadResu
 	srs := e.params.SRS()
 	for _, g := range s.gpus {
 		if _, err := g.Resident(ctx, srs); err != nil {
-			return daemon.PreloadResult{}, fmt.Errorf("preload %s on %s: %w", id, g.Name(), err)
+			return daemon.PreloadResult{}, fmt.Errorf("preload %s on %s: %w", id, g.Name(), s.badPoint(e, err))
 		}
 	}
 	s.mu.Lock()
@@ -220,7 +286,7 @@ func (s *paramStore) evict(ctx context.Context, id string) (daemon.EvictResult, 
 	s.mu.Lock()
 	e, ok := s.entries[id]
 	if ok {
-		delete(s.entries, id)
+		s.dropLocked(e)
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -239,7 +305,7 @@ func (s *paramStore) evict(ctx context.Context, id string) (daemon.EvictResult, 
 			return daemon.EvictResult{WasLoaded: true}, fmt.Errorf("evict %s on %s: %w", id, g.Name(), err)
 		}
 	}
-	return daemon.EvictResult{WasLoaded: true, FreedBytes: uint64(e.bytes)}, nil
+	return daemon.EvictResult{WasLoaded: true, FreedBytes: uint64(engine.ParametersBytes(e.params))}, nil
 }
 
 // status lists the circuits in circuit-id order.
@@ -254,7 +320,7 @@ func (s *paramStore) status() []daemon.SRSStatus {
 			if e.err != nil {
 				continue
 			}
-			st.SizeBytes = uint64(e.bytes)
+			st.SizeBytes = uint64(engine.ParametersBytes(e.params))
 			st.Tier = daemon.TierWarm
 			if e.resident || len(s.gpus) == 0 {
 				st.Tier = daemon.TierHot

@@ -54,8 +54,9 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// INSECURE: development parameters; production uses a ceremony's .params file
-	// (prover.ReadParametersFile).
+	// INSECURE: development parameters; production maps a ceremony's .params file
+	// (prover.OpenParametersFile, then Parameters(); a GPU uploads the points from the mapping,
+	// the CPU decodes them onto the heap on its first proof; Close the file after the last proof).
 	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	if err != nil {
 		return err

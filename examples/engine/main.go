@@ -40,8 +40,9 @@ func run(ctx context.Context, out io.Writer, jobs, partitions int) error {
 	if err != nil {
 		return err
 	}
-	// INSECURE: development parameters; production reads a ceremony's .params file
-	// (prover.ReadParametersFile).
+	// INSECURE: development parameters; production maps a ceremony's .params file
+	// (prover.OpenParametersFile, then Parameters(): the GPUs upload the points from the
+	// mapping and the heap holds none of them; Close the file after the last job).
 	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	if err != nil {
 		return err

@@ -70,10 +70,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	// 2. The Groth16 parameters and verifying key of the 2 KiB PoRep circuit.
 	start = time.Now()
-	params, vk, err := parameters(ctx, *paramDir, *insecure, out)
+	params, vk, closeParams, err := parameters(ctx, *paramDir, *insecure, out)
 	if err != nil {
 		return err
 	}
+	defer closeParams()
 	fmt.Fprintf(out, "parameters ready (%v)\n", time.Since(start).Round(time.Millisecond))
 
 	// 3. C2 through an engine over the GPUs, or the CPU.
@@ -134,24 +135,24 @@ func sealAndCommit1(ctx context.Context) ([]byte, *c1.SealCommitPhase1Output, er
 	return js, o, nil
 }
 
-// parameters returns the 2 KiB PoRep parameters and verifying key: the real ones from the
-// parameter cache (digest-checked), or INSECURE ones made here.
-func parameters(ctx context.Context, dir string, insecure bool, out io.Writer) (*prover.Parameters, *prover.VerifyingKey, error) {
+// parameters returns the 2 KiB PoRep parameters and verifying key: the real ones mapped from
+// the parameter cache (digest-checked; the returned func unmaps them), or INSECURE ones made here.
+func parameters(ctx context.Context, dir string, insecure bool, out io.Writer) (*prover.Parameters, *prover.VerifyingKey, func(), error) {
 	if insecure {
 		fmt.Fprintln(out, "INSECURE development parameters: a setup whose toxic waste could forge proofs; for demos only")
 		shape, err := proofs.SealShape(sealProof)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		tw, err := devsetup.NewToxicWaste(rand.Reader)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		params, err := devsetup.InsecureSetup(shape, tw)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return params, &params.VK, nil
+		return params, &params.VK, func() {}, nil
 	}
 	var opts []paramcache.Option
 	if dir != "" {
@@ -159,21 +160,25 @@ func parameters(ctx context.Context, dir string, insecure bool, out io.Writer) (
 	}
 	cache, err := paramcache.Open(opts...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pi, err := proofs.SealProofInfo(sealProof)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	params, err := pi.LoadParameters(ctx, cache, prover.Unchecked) // the cache checked its digest
+	// The points stay in the file's mapping: a GPU uploads them from it, the CPU decodes them
+	// onto the heap on its first proof.
+	m, err := pi.OpenParameters(ctx, cache, prover.Unchecked) // the cache checked its digest
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w (or run with --insecure-dev-params)", err)
+		return nil, nil, nil, fmt.Errorf("%w (or run with --insecure-dev-params)", err)
 	}
+	params, _ := m.Parameters() // made by OpenParameters: no error
 	vk, err := pi.LoadVerifyingKey(ctx, cache)
 	if err != nil {
-		return nil, nil, err
+		_ = m.Close()
+		return nil, nil, nil, err
 	}
-	return params, vk, nil
+	return params, vk, func() { _ = m.Close() }, nil
 }
 
 // newEngine starts an engine over the GPUs, with the CPU as the fallback, or on the CPU alone.

@@ -7,8 +7,10 @@
 // and parameter files in one place (SealProofInfo, PoStProofInfo, UpdateProofInfo).
 //
 // Generation proves through an *engine.Engine with Groth16 parameters the caller gives
-// (ProofInfo.LoadParameters reads the real ones through filecoin/paramcache; devsetup makes
-// INSECURE ones for tests). Verification derives every public input from chain data alone —
+// (ProofInfo.OpenParameters maps the real ones through filecoin/paramcache; devsetup makes
+// INSECURE ones for tests). A generation returns only once its engine job has finished, also
+// when ctx is cancelled (after the device calls in progress), so the parameters' mapping may be
+// closed as soon as the last generation using them has returned. Verification derives every public input from chain data alone —
 // randomness, sector numbers, sealed CIDs — with filecoin/post (PoSt) and filecoin/sdr (seal),
 // and checks the proof against the verifying key from a paramcache.Cache (digest-checked) or
 // one the caller holds (…WithKey).
@@ -21,7 +23,9 @@
 //
 //	eng, _ := engine.New() // CPU; or engine.WithDevices(…) for GPUs
 //	pi, _ := proofs.PoStProofInfo(post.StackedDrgWinning32GiBV1)
-//	params, _ := pi.LoadParameters(ctx, cache, prover.Unchecked)
+//	m, _ := pi.OpenParameters(ctx, cache, prover.Unchecked) // the cache checked its digest
+//	defer m.Close()
+//	params, _ := m.Parameters()
 //	fc, _ := proofs.GeneratePoStFallbackSectorChallenges(post.StackedDrgWinning32GiBV1, minerID, rnd, []uint64{replica.SectorNumber})
 //	vp, _ := proofs.GenerateSingleVanillaProof(replica, fc.Challenges[replica.SectorNumber]) // or from Curio/filecoin-ffi
 //	out, _ := proofs.GenerateWinningPoStWithVanilla(ctx, eng, params, post.StackedDrgWinning32GiBV1, minerID, rnd, [][]byte{vp})

@@ -187,7 +187,7 @@ func PoStCircuitShape(t post.ProofType) (*synth.Shape, error) {
 // returns), as filecoin-ffi GenerateWinningPoStWithVanilla: the one sector's 66 inclusion
 // proofs become the circuit's 66 one-challenge slots, public inputs per
 // post.Info.PublicInputs with prover id of minerID. The proof runs through eng with params,
-// the type's Groth16 parameters (ProofInfo.LoadParameters, or devsetup's for tests), and
+// the type's Groth16 parameters (ProofInfo.OpenParameters, or devsetup's for tests), and
 // comes back as one PoStProof of 192 bytes. minerID completes filecoin-ffi's signature: the
 // circuit's inputs do not depend on the prover id (leaf challenges derive from the randomness,
 // sector number and challenge index alone). A vanilla proof that does not check (wrong
@@ -279,7 +279,7 @@ func postGenerate(ctx context.Context, eng *engine.Engine, params *prover.Parame
 	if err != nil {
 		return PoStProof{}, fmt.Errorf("generate %s: %w", info.Name, err)
 	}
-	res, err := h.Wait(ctx)
+	res, err := waitJob(h)
 	if err != nil {
 		return PoStProof{}, fmt.Errorf("generate %s: %w", info.Name, err)
 	}

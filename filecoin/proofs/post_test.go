@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/filecoin/paramcache"
 	"github.com/cuzk-go/cuzk/filecoin/post"
@@ -133,16 +132,13 @@ func sealed2KiB(t *testing.T, number uint64, pt post.ProofType) PrivateSectorInf
 	}
 }
 
-// setup2KiB returns INSECURE development parameters for the PoSt type's circuit and a CPU
-// engine.
+// setup2KiB returns INSECURE development parameters for the PoSt type's circuit, written to a
+// file and mapped from a parameter cache as a Curio node's are (ProofInfo.OpenParameters), and a
+// CPU engine.
 func setup2KiB(t *testing.T, pt post.ProofType) (*prover.Parameters, *engine.Engine) {
 	t.Helper()
-	shape, err := PoStCircuitShape(pt)
-	require.NoError(t, err)
-	tw, err := devsetup.NewToxicWaste(rand.Reader)
-	require.NoError(t, err)
-	params, err := devsetup.InsecureSetup(shape, tw)
-	require.NoError(t, err)
+	pi, path := insecureParamsFile(t, pt)
+	params := openParams(t, pi, cacheOf(t, pi, path))
 	eng, err := engine.New()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = eng.Close(context.Background()) })

@@ -38,7 +38,7 @@ func WithSealEngine(e *engine.Engine) SealOption {
 }
 
 // WithSealParameters proves with params: the Groth16 parameters of the C1's seal proof type,
-// Filecoin's v28 .params file read with prover.ReadParametersFile (devsetup's, INSECURE, in
+// Filecoin's v28 .params file mapped by ProofInfo.OpenParameters (devsetup's, INSECURE, in
 // tests). Required.
 func WithSealParameters(params *prover.Parameters) SealOption {
 	return func(c *sealConfig) error {
@@ -130,7 +130,7 @@ func SealCommitPhase2Output(ctx context.Context, o *c1.SealCommitPhase1Output, s
 	if err != nil {
 		return nil, fmt.Errorf("proofs: seal commit phase 2: %w", err)
 	}
-	res, err := h.Wait(ctx)
+	res, err := waitJob(h)
 	if err != nil {
 		return nil, fmt.Errorf("proofs: seal commit phase 2: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cuzk-go/cuzk/engine"
 	"github.com/cuzk-go/cuzk/filecoin/paramcache"
 	"github.com/cuzk-go/cuzk/filecoin/post"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
@@ -129,16 +130,42 @@ func (pi ProofInfo) LoadVerifyingKey(ctx context.Context, c *paramcache.Cache) (
 	return vk, nil
 }
 
-// LoadParameters reads the type's Groth16 parameters from the parameter cache, after the cache
-// has checked the file against its manifest digest. mode is passed to prover.ReadParametersFile.
-func (pi ProofInfo) LoadParameters(ctx context.Context, c *paramcache.Cache, mode prover.DecodeMode) (*prover.Parameters, error) {
+// OpenParameters maps the type's Groth16 parameters file from the parameter cache, after the
+// cache has checked the file against its manifest digest, and decodes its verifying key and the
+// points of its identity (prover.OpenParametersFile, then MappedParameters.Parameters, whose
+// result m.Parameters() returns again without error). The points stay in the file's mapping:
+// a GPU uploads them from it chunk by chunk, a CPU proof decodes them all onto the heap once
+// (about 44 GiB for a 32 GiB PoRep; docs/memory.md, "Parameters off the heap").
+//
+// mode applies as each point is decoded: Unchecked suits a file whose digest the cache checked;
+// Checked runs the subgroup check on every point of every upload (once per GPU) and of the CPU's
+// decode: at a 32 GiB PoRep, about 460 million points each time, far slower than the upload.
+// Close m once no proof uses its parameters any longer (the generation functions of this package
+// return only when their job has stopped using them).
+func (pi ProofInfo) OpenParameters(ctx context.Context, c *paramcache.Cache, mode prover.DecodeMode) (*prover.MappedParameters, error) {
 	path, err := c.Path(ctx, pi.ParamsFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s parameters: %w", pi.Name, err)
 	}
-	params, err := prover.ReadParametersFile(path, mode)
+	m, err := prover.OpenParametersFile(path, mode)
 	if err != nil {
 		return nil, fmt.Errorf("%s parameters: %w", pi.Name, err)
 	}
-	return params, nil
+	if _, err := m.Parameters(); err != nil {
+		err = fmt.Errorf("%s parameters: %s: %w", pi.Name, path, err)
+		if cerr := m.Close(); cerr != nil {
+			err = fmt.Errorf("%w (and close: %v)", err, cerr)
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// waitJob waits for the job of h to finish and returns its result. A job whose Submit context
+// ends fails with that context's error, once its partitions have left the devices (a device call
+// in progress, such as a GPU uploading parameters, is not interrupted): so a generation returns
+// only when the engine no longer reads its parameters, and the caller may then close their
+// mapping.
+func waitJob(h *engine.Handle) (*engine.Result, error) {
+	return h.Wait(context.Background())
 }

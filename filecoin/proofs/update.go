@@ -119,7 +119,7 @@ func UpdatePublicInputs(t update.ProofType, commROld, commRNew, commDNew [32]byt
 // bincode vanilla proofs, as filecoin-ffi GenerateUpdateProofWithVanilla
 // (rust-filecoin-proofs-api generate_empty_sector_update_proof_with_vanilla): every partition
 // proof is decoded and checked natively (update.Verify) before any proving, then all partitions
-// run as one engine job with params (ProofInfo.LoadParameters, or devsetup's for tests). The
+// run as one engine job with params (ProofInfo.OpenParameters, or devsetup's for tests). The
 // result is the partitions' 192-byte Groth16 proofs in partition order. A proof for other
 // commitments, a wrong count or a malformed encoding is an error naming the partition.
 func GenerateEmptySectorUpdateProofWithVanilla(ctx context.Context, eng *engine.Engine, params *prover.Parameters,
@@ -161,7 +161,7 @@ func GenerateEmptySectorUpdateProofWithVanilla(ctx context.Context, eng *engine.
 	if err != nil {
 		return nil, fmt.Errorf("generate %s update proof: %w", proofType, err)
 	}
-	res, err := h.Wait(ctx)
+	res, err := waitJob(h)
 	if err != nil {
 		return nil, fmt.Errorf("generate %s update proof: %w", proofType, err)
 	}

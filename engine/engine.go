@@ -1240,6 +1240,11 @@ func (e *Engine) fallBack(d, w int, p *part, failed outcome) outcome {
 	}
 	defer e.fallbackLock.Release(1)
 	e.mu.Lock()
+	if err := e.fallbackDecodeFitsLocked(j); err != nil {
+		e.mu.Unlock()
+		e.emit(time.Now(), timeline.FinalizeEnd, j, p.index, d, w, "fallback "+errDetail(err))
+		return outcome{err: fmt.Errorf("%w (after device error: %v)", err, cause)}
+	}
 	p.asg = nil // not pooled: nothing of the failed attempt is reused
 	p.bufs = e.pool.take(j.spec.Shape, false)
 	e.reserveLocked(p, max(0, j.estFull-p.reserved))
@@ -1269,6 +1274,24 @@ func (e *Engine) fallBack(d, w int, p *part, failed outcome) outcome {
 	}
 	out.times.finalize += t1.Sub(t0)
 	return out
+}
+
+// fallbackDecodeFitsLocked refuses a fallback proof that would decode parameters mapped from
+// their file onto the heap (a CPU proof needs the points in memory: 44 GiB for a 32 GiB PoRep)
+// when the budget has no room for them beside what is resident and reserved now. Once decoded,
+// the points are counted as resident (ParametersBytes).
+func (e *Engine) fallbackDecodeFitsLocked(j *job) error {
+	params := j.spec.Params
+	if params.Mapped() == nil || params.HeapBytes() > 0 {
+		return nil
+	}
+	need := decodedPointBytes(params)
+	free := e.cfg.budget - e.resident.totals().total() - e.reserved
+	if need > free {
+		return fmt.Errorf("fallback: proving on %s would decode the mapped parameters (%s) onto the heap, and the memory budget has %s free of %s",
+			e.cfg.fallback.Name(), gib(need), gib(max(free, 0)), gib(e.cfg.budget))
+	}
+	return nil
 }
 
 // randomness returns partition i's r and s.

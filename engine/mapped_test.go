@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -65,4 +67,54 @@ func TestEngineMappedParameters(t *testing.T) {
 	require.Equal(t, proofs[0], proofs[1], "mapped and decoded parameters prove the same bytes")
 	require.Equal(t, ParametersBytes(params), ParametersBytes(mp), "the CPU decoded the points")
 	require.Equal(t, ParametersBytes(params), res.totals().paramBytes, "counted as they are now")
+}
+
+// failingDevice is a CPU device whose every Prepare fails, so that each partition goes to the
+// fallback.
+type failingDevice struct{ prover.Device }
+
+func (failingDevice) Prepare(context.Context, *prover.Parameters, *synth.Assignment, prover.Randomness) (prover.Task, error) {
+	return nil, errors.New("device error")
+}
+
+// TestEngineFallbackDecodesMappedParameters: a fallback proof decodes mapped parameters only
+// when the budget has room for their points; then they count as resident.
+func TestEngineFallbackDecodesMappedParameters(t *testing.T) {
+	shape, params := setupFor(t, &circuits.Scalable{Constraints: 40, Inputs: 2})
+	path := filepath.Join(t.TempDir(), "p.params")
+	require.NoError(t, params.WriteParametersFile(path))
+	open := func() *prover.Parameters {
+		m, err := prover.OpenParametersFile(path, prover.Checked)
+		require.NoError(t, err)
+		t.Cleanup(func() { m.Close() })
+		mp, err := m.Parameters()
+		require.NoError(t, err)
+		return mp
+	}
+	need := decodedPointBytes(params)
+	require.Equal(t, ParametersBytes(params)-int64(len(params.VK.IC))*g1Bytes, need)
+
+	mp := open()
+	small := newTestEngine(t, WithDevices(failingDevice{prover.NewCPUDevice()}), WithFallback(prover.NewCPUDevice()), WithMemoryBudget(need-1))
+	small.mu.Lock()
+	err := small.fallbackDecodeFitsLocked(&job{spec: Job{Params: mp, Shape: shape}})
+	small.mu.Unlock()
+	require.ErrorContains(t, err, "would decode the mapped parameters")
+	require.ErrorContains(t, err, "memory budget")
+	small.mu.Lock()
+	require.NoError(t, small.fallbackDecodeFitsLocked(&job{spec: Job{Params: params, Shape: shape}}), "decoded parameters cost nothing more")
+	small.mu.Unlock()
+
+	e := newCheckedEngine(t, WithDevices(failingDevice{prover.NewCPUDevice()}), WithFallback(prover.NewCPUDevice()))
+	ctx := testCtx(t)
+	h, err := e.Submit(ctx, &Job{
+		Params: mp, Shape: shape, Partitions: 2,
+		Circuit: func(i int) (synth.Circuit, error) {
+			return &circuits.Scalable{Constraints: 40, Inputs: 2, Seed: 5, Partition: i}, nil
+		},
+	})
+	require.NoError(t, err)
+	_, err = h.Wait(ctx)
+	require.NoError(t, err, "the fallback decoded the points and proved")
+	require.Equal(t, ParametersBytes(params), ParametersBytes(mp), "now on the heap, and counted")
 }

@@ -176,50 +176,46 @@ type pointMaker struct {
 // at a time, and hands each chunk's points to put in order, reporting the stage's progress.
 // scalars(lo, hi) returns the hi − lo scalars of points lo … hi−1.
 func (m *pointMaker) g1Section(stage string, n int, scalars func(lo, hi int) []fr.Element, put func([]bls12381.G1Affine) error) error {
-	tr := m.o.start(stage, n)
-	for lo := 0; lo < n; lo += m.chunk {
-		hi := min(lo+m.chunk, n)
-		sc := scalars(lo, hi)
-		var pts []bls12381.G1Affine
-		if m.o.fixedBase == nil {
-			if m.table1 == nil {
-				m.table1 = newFixedBaseG1(&m.g1)
-			}
-			pts = m.table1.mul(sc, tr)
-		} else {
-			var err error
-			pts, err = m.o.fixedBase.MulG1(context.Background(), sc)
-			if err == nil && len(pts) != len(sc) {
-				err = fmt.Errorf("%d points for %d scalars", len(pts), len(sc))
-			}
-			if err != nil {
-				return fmt.Errorf("insecure setup: %s %d…%d: %w", stage, lo, hi, err)
-			}
-			tr.add(hi - lo)
+	onHost := func(sc []fr.Element, tr *tracker) []bls12381.G1Affine {
+		if m.table1 == nil {
+			m.table1 = newFixedBaseG1(&m.g1)
 		}
-		if err := put(pts); err != nil {
-			return err
-		}
+		return m.table1.mul(sc, tr)
 	}
-	tr.finish()
-	return nil
+	onDevice := func(sc []fr.Element) ([]bls12381.G1Affine, error) {
+		return m.o.fixedBase.MulG1(context.Background(), sc)
+	}
+	return makeSection(m, stage, n, scalars, onHost, onDevice, put)
 }
 
 // g2Section is g1Section on G2.
 func (m *pointMaker) g2Section(stage string, n int, scalars func(lo, hi int) []fr.Element, put func([]bls12381.G2Affine) error) error {
+	onHost := func(sc []fr.Element, tr *tracker) []bls12381.G2Affine {
+		if m.table2 == nil {
+			m.table2 = newFixedBaseG2(&m.g2)
+		}
+		return m.table2.mul(sc, tr)
+	}
+	onDevice := func(sc []fr.Element) ([]bls12381.G2Affine, error) {
+		return m.o.fixedBase.MulG2(context.Background(), sc)
+	}
+	return makeSection(m, stage, n, scalars, onHost, onDevice, put)
+}
+
+// makeSection is g1Section and g2Section over points of type P: onHost multiplies on the CPU
+// (reporting its own progress), onDevice on m's FixedBase when there is one.
+func makeSection[P any](m *pointMaker, stage string, n int, scalars func(lo, hi int) []fr.Element,
+	onHost func([]fr.Element, *tracker) []P, onDevice func([]fr.Element) ([]P, error), put func([]P) error) error {
 	tr := m.o.start(stage, n)
 	for lo := 0; lo < n; lo += m.chunk {
 		hi := min(lo+m.chunk, n)
 		sc := scalars(lo, hi)
-		var pts []bls12381.G2Affine
+		var pts []P
 		if m.o.fixedBase == nil {
-			if m.table2 == nil {
-				m.table2 = newFixedBaseG2(&m.g2)
-			}
-			pts = m.table2.mul(sc, tr)
+			pts = onHost(sc, tr)
 		} else {
 			var err error
-			pts, err = m.o.fixedBase.MulG2(context.Background(), sc)
+			pts, err = onDevice(sc)
 			if err == nil && len(pts) != len(sc) {
 				err = fmt.Errorf("%d points for %d scalars", len(pts), len(sc))
 			}

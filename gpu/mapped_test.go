@@ -43,15 +43,7 @@ func TestProverMappedMatchesInMemory(t *testing.T) {
 			if err := params.WriteParametersFile(path); err != nil {
 				t.Fatal(err)
 			}
-			m, err := prover.OpenParametersFile(path, prover.Unchecked)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			mp, err := m.Parameters()
-			if err != nil {
-				t.Fatal(err)
-			}
+			mp := openMapped(t, path)
 			streamed := NewProverDevice(d)
 			streamed.streamChunk = tc.chunk
 			defer streamed.Close()
@@ -120,19 +112,11 @@ func TestProverMappedBadPoint(t *testing.T) {
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := prover.OpenParametersFile(path, prover.Unchecked)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	mp, err := m.Parameters()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mp := openMapped(t, path)
 	pd := NewProverDevice(d)
 	pd.streamChunk = 96 * 3
 	defer pd.Close()
-	_, err = pd.Resident(ctx, mp.SRS())
+	_, err := pd.Resident(ctx, mp.SRS())
 	var de *prover.DecodeError
 	if !errors.As(err, &de) || de.Section != "l" || de.Index != 5 || de.Offset != int64(at) {
 		t.Fatalf("upload of a bad point: %v, want a DecodeError at l[5], offset %d", err, at)
@@ -181,4 +165,19 @@ func BenchmarkStreamSRS(b *testing.B) {
 			s.free()
 		}
 	})
+}
+
+// openMapped maps the parameters file at path (Unchecked) for the rest of the test.
+func openMapped(t testing.TB, path string) *prover.Parameters {
+	t.Helper()
+	m, err := prover.OpenParametersFile(path, prover.Unchecked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	mp, err := m.Parameters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mp
 }

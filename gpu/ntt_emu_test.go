@@ -20,9 +20,11 @@ import (
 // thread a host thread — and compare with gnark-crypto's fft.Domain FFT and FFTInverse. They
 // need a C++17 compiler (g++) and skip without one.
 
-// nttEmuConfig is one build of the emulation: pass size and diagonal-table size in bits. Small
-// values give several passes and the two-lookup diagonal at sizes the emulation runs quickly.
-type nttEmuConfig struct{ passBits, diagBits int }
+// nttEmuConfig is one build of the emulation: pass size, diagonal-table size and stages per
+// step in bits (CUZK_NTT_PASS_BITS, CUZK_NTT_DIAG_BITS, CUZK_NTT_RADIX_BITS). Small pass and
+// table sizes give several passes and the two-lookup diagonal at sizes the emulation runs
+// quickly.
+type nttEmuConfig struct{ passBits, diagBits, radixBits int }
 
 var nttEmuBuilds sync.Map // nttEmuConfig → *nttEmuBuild
 
@@ -49,6 +51,7 @@ func nttEmu(t *testing.T, c nttEmuConfig) string {
 		b.path = filepath.Join(dir, "ntt_emu")
 		out, err := exec.Command("g++", "-std=c++17", "-O1", "-pthread",
 			fmt.Sprintf("-DCUZK_NTT_PASS_BITS=%d", c.passBits), fmt.Sprintf("-DCUZK_NTT_DIAG_BITS=%d", c.diagBits),
+			fmt.Sprintf("-DCUZK_NTT_RADIX_BITS=%d", c.radixBits),
 			"-o", b.path, "../csrc/emu/ntt_main.cpp").CombinedOutput()
 		if err != nil {
 			b.err = fmt.Errorf("build csrc/emu/ntt_main.cpp: %v\n%s", err, out)
@@ -148,18 +151,19 @@ func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
 	return cases
 }
 
-// TestNTTEmulatedMatchesGnark runs the pass kernels of the library's build (2^10-element
-// blocks, one-lookup diagonals up to 2^18) on 2^1..2^12 (2^8 with -short) — one and two passes — and two
-// builds that reach several passes and the two-lookup diagonal at these sizes: 2^4-element
-// blocks with one-lookup diagonals up to 2^3 (up to three passes at 2^12), and 2^11-element
-// blocks with diagonals up to 2^6.
+// TestNTTEmulatedMatchesGnark runs the pass kernels on 2^1..2^12 (-short: 2^8, three builds) in the
+// library's build (2^10-element blocks, radix-4 steps, one-lookup diagonals up to 2^18: one and
+// two passes), with radix-8 steps, and in builds that reach several passes and the two-lookup
+// diagonal at these sizes: 2^4- and 2^5-element blocks with one-lookup diagonals up to 2^3
+// (three passes at 2^12), 2^11-element blocks with diagonals up to 2^6.
 func TestNTTEmulatedMatchesGnark(t *testing.T) {
 	maxLog := 12
+	configs := []nttEmuConfig{{10, 18, 2}, {10, 18, 3}, {4, 3, 2}, {5, 3, 3}, {11, 6, 3}}
 	if testing.Short() {
-		maxLog = 8
+		maxLog, configs = 8, []nttEmuConfig{{10, 18, 2}, {4, 3, 2}, {5, 3, 3}}
 	}
-	for _, c := range []nttEmuConfig{{10, 18}, {4, 3}, {11, 6}} {
-		t.Run(fmt.Sprintf("pass%d-diag%d", c.passBits, c.diagBits), func(t *testing.T) {
+	for _, c := range configs {
+		t.Run(fmt.Sprintf("pass%d-diag%d-radix%d", c.passBits, c.diagBits, 1<<c.radixBits), func(t *testing.T) {
 			runNTTEmu(t, c, nttGnarkCases(t, maxLog))
 		})
 	}

@@ -1,7 +1,8 @@
 // ntt_emu runs the NTT kernels of src/ntt.cuh on the host (cuda_emu.h), for
 // gpu/ntt_emu_test.go: the same plan (make_ntt_plan) and tables as ntt.cu,
 // each pass block's threads emulated with a host array as its shared memory.
-// Build: g++ -std=c++17 -O1 -pthread [-DCUZK_NTT_PASS_BITS=b -DCUZK_NTT_DIAG_BITS=d] -o ntt_emu ntt_main.cpp
+// Build: g++ -std=c++17 -O1 -pthread [-DCUZK_NTT_PASS_BITS=b -DCUZK_NTT_DIAG_BITS=d -DCUZK_NTT_RADIX_BITS=r]
+//        -o ntt_emu ntt_main.cpp
 //
 //   ntt_emu IN OUT   IN: cases (uint64), then per case log_n, inverse, coset, in_bitrev,
 //                    out_bitrev (uint64), the shift (4 uint64, zero for gnark's 7), 2^log_n elements

@@ -29,9 +29,10 @@
 
 #include "field.cuh"
 
-// CUZK_NTT_BLOCKS is the number of 256-thread pass blocks each SM must fit,
-// which caps ntt_pass at 65536 / (256·blocks) registers: 3 (85 registers) was
-// measured fastest on the H200 against 2 and 4 (docs/gpu-kernels.md).
+// CUZK_NTT_BLOCKS is the number of 256-thread groups of pass threads each SM
+// must fit (blocks of PASS_THREADS threads, at least one), which caps
+// ntt_pass at 65536 / (256·blocks) registers: 3 (85 registers) was measured
+// fastest on the H200 against 2 and 4 with radix-4 steps (docs/gpu-kernels.md).
 #ifndef CUZK_NTT_BLOCKS
 #define CUZK_NTT_BLOCKS 3
 #endif
@@ -48,6 +49,17 @@
 #endif
 #if CUZK_NTT_PASS_BITS < 2 || CUZK_NTT_PASS_BITS > 11
 #error "CUZK_NTT_PASS_BITS must be in [2, 11] (a block of 2^bits/4 threads and 2^bits·48 bytes of shared memory; below 8 only to test many passes at small sizes)"
+#endif
+
+// CUZK_NTT_RADIX_BITS is the number of radix-2 stages a thread runs in
+// registers between two barriers: 2 (radix 4: four elements, two products at
+// a time) or 3 (radix 8: eight elements, four products at a time, a third
+// fewer barriers and shared-memory round trips, about 30 more registers).
+#ifndef CUZK_NTT_RADIX_BITS
+#define CUZK_NTT_RADIX_BITS 2
+#endif
+#if CUZK_NTT_RADIX_BITS < 2 || CUZK_NTT_RADIX_BITS > 3
+#error "CUZK_NTT_RADIX_BITS must be 2 or 3 (radix-4 or radix-8 steps)"
 #endif
 
 // CUZK_NTT_DIAG_BITS: twiddle diagonals of sub-transforms up to 2^DIAG_BITS
@@ -167,9 +179,11 @@ inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m) {
   return f;
 }
 
-constexpr int PASS_BITS = CUZK_NTT_PASS_BITS;       // elements per block: 2^PASS_BITS
-constexpr int PASS_THREADS = (1 << PASS_BITS) / 4;  // one radix-4 unit per thread
+constexpr int PASS_BITS = CUZK_NTT_PASS_BITS;    // elements per block: 2^PASS_BITS
+constexpr int RADIX_BITS = CUZK_NTT_RADIX_BITS;  // stages per step: radix 2^RADIX_BITS
+constexpr int PASS_THREADS = (1 << PASS_BITS) >> RADIX_BITS;  // one unit of a full step per thread
 static_assert(PASS_BITS <= POW_BITS, "a pass's twiddles ω_K^e are read from pow.hi");
+static_assert(PASS_BITS >= RADIX_BITS, "a pass block holds at least one unit");
 
 // butterfly applies one radix-2 stage to (u, v): DIF (Gentleman–Sande)
 // u, v ← u+v, (u−v)·w; DIT (Cooley–Tukey) u, v ← u+v·w, u−v·w; w = 1 when
@@ -244,86 +258,57 @@ struct ntt_block {
   }
 };
 
-// radix4_step runs stages t and t+1 of the K-point DFTs on four elements per
-// unit in registers: stage t has half H = 2^(k−1−t) and twiddles ω_K^(j·2^t),
-// stage t+1 half H/2 and twiddles ω_K^(j·2^(t+1)). first: the elements come
-// from global memory (load), last: they go back there (store).
-template <bool DIT>
-__device__ __forceinline__ void radix4_step(const ntt_block& B, uint32_t t, bool first, bool last, uint32_t tid,
-                                            uint32_t nt) {
-  const uint32_t lg = B.p->lg, lh = B.p->k - 1 - t;  // log2 of stage t's half, ≥ 1
-  const uint32_t Q = 1u << (lh - 1);
-  for (uint32_t b = tid; b < B.K * B.G / 4; b += nt) {
+// radix_step runs R consecutive stages t … t+R−1 of the K-point DFTs on
+// units of 2^R elements in registers: stage t has half H = 2^(k−1−t), the
+// unit's elements are rows i1 + m·S (m < 2^R, spacing S = H / 2^(R−1)), and
+// stage t+r pairs m with m + 2^(R−1−r) under the twiddle ω_K^(x·2^(t+r)),
+// x = (m mod 2^(R−1−r))·S + j the pair's offset in its half (j = i1 mod S);
+// a stage of half 1 (t+r = k−1) is twiddle-free. DIF runs the stages up, DIT
+// down with Cooley–Tukey butterflies. first: the elements come from global
+// memory (load), last: they go back there (store).
+template <bool DIT, int R>
+__device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool first, bool last, uint32_t tid,
+                                           uint32_t nt) {
+  constexpr uint32_t U = 1u << R;
+  const uint32_t lg = B.p->lg, lh = B.p->k - 1 - t;  // log2 of stage t's half, ≥ R − 1
+  const uint32_t ls = lh + 1 - R, S = 1u << ls;
+  for (uint32_t b = tid; b < B.K * B.G / U; b += nt) {
     const uint32_t g = b & (B.G - 1), q = b >> lg;
-    const uint32_t j = q & (Q - 1);
-    const uint32_t i1 = ((q >> (lh - 1)) << (lh + 1)) + j;
-    const uint32_t e0 = (i1 << lg) + g, step = Q << lg;
-    fr_t x0, x1, x2, x3;
-    if (first) {
-      x0 = B.load(e0);
-      x1 = B.load(e0 + step);
-      x2 = B.load(e0 + 2 * step);
-      x3 = B.load(e0 + 3 * step);
-    } else {
-      x0 = B.sh[e0];
-      x1 = B.sh[e0 + step];
-      x2 = B.sh[e0 + 2 * step];
-      x3 = B.sh[e0 + 3 * step];
+    const uint32_t j = q & (S - 1);
+    const uint32_t i1 = ((q >> ls) << (ls + R)) + j;
+    const uint32_t e0 = (i1 << lg) + g, step = S << lg;
+    fr_t x[U];
+#pragma unroll
+    for (uint32_t m = 0; m < U; m++) x[m] = first ? B.load(e0 + m * step) : B.sh[e0 + m * step];
+#pragma unroll
+    for (int rr = 0; rr < R; rr++) {
+      const int r = DIT ? R - 1 - rr : rr;
+      const uint32_t hm = (U >> 1) >> r;  // the pair's distance in m
+      const bool mul = R > 1 && lh > (uint32_t)r;  // the stage's half is > 1 (R = 1 only runs stage k−1)
+      fr_t w[U / 2];
+      if (mul) {
+#pragma unroll
+        for (uint32_t c = 0; c < hm; c++) w[c] = B.twiddle(((c << ls) + j) << (t + r), first);
+      }
+#pragma unroll
+      for (uint32_t m = 0; m < U; m++)
+        if (!(m & hm)) butterfly<DIT>(x[m], x[m + hm], w[m & (hm - 1)], mul);
     }
-    const fr_t w0 = B.twiddle(j << t, first);        // stage t, pair (x0, x2)
-    const fr_t w1 = B.twiddle((j + Q) << t, first);  // stage t, pair (x1, x3)
-    const bool m2 = lh > 1;                            // stage t+1's twiddle is 1 when its half is 1
-    const fr_t w2 = m2 ? B.twiddle(j << (t + 1), first) : w0;
-    if (DIT) {
-      butterfly<true>(x0, x1, w2, m2);
-      butterfly<true>(x2, x3, w2, m2);
-      butterfly<true>(x0, x2, w0, true);
-      butterfly<true>(x1, x3, w1, true);
-    } else {
-      butterfly<false>(x0, x2, w0, true);
-      butterfly<false>(x1, x3, w1, true);
-      butterfly<false>(x0, x1, w2, m2);
-      butterfly<false>(x2, x3, w2, m2);
-    }
-    if (last) {
-      B.store(e0, x0);
-      B.store(e0 + step, x1);
-      B.store(e0 + 2 * step, x2);
-      B.store(e0 + 3 * step, x3);
-    } else {
-      B.sh[e0] = x0;
-      B.sh[e0 + step] = x1;
-      B.sh[e0 + 2 * step] = x2;
-      B.sh[e0 + 3 * step] = x3;
-    }
-  }
-}
-
-// radix2_step is the twiddle-free stage t = k−1 (pairs of rows 2i, 2i+1): the
-// last DIF stage, the first DIT stage.
-template <bool DIT>
-__device__ __forceinline__ void radix2_step(const ntt_block& B, bool first, bool last, uint32_t tid, uint32_t nt) {
-  const uint32_t lg = B.p->lg;
-  for (uint32_t b = tid; b < B.K * B.G / 2; b += nt) {
-    const uint32_t g = b & (B.G - 1), i1 = (b >> lg) << 1;
-    const uint32_t e0 = (i1 << lg) + g, e1 = e0 + B.G;
-    fr_t u = first ? B.load(e0) : B.sh[e0];
-    fr_t v = first ? B.load(e1) : B.sh[e1];
-    butterfly<DIT>(u, v, u, false);
-    if (last) {
-      B.store(e0, u);
-      B.store(e1, v);
-    } else {
-      B.sh[e0] = u;
-      B.sh[e1] = v;
+#pragma unroll
+    for (uint32_t m = 0; m < U; m++) {
+      if (last)
+        B.store(e0 + m * step, x[m]);
+      else
+        B.sh[e0 + m * step] = x[m];
     }
   }
 }
 
 // ntt_pass_block is the body of one block of ntt_pass (sh: its dynamic shared
-// memory, (G·K + K/2) elements). The K-point DFTs run as ⌊k/2⌋ radix-4 steps
-// (stages 0,1 then 2,3 … in DIF; reversed in DIT) and for odd k the radix-2
-// step (last in DIF, first in DIT), a barrier between consecutive steps.
+// memory, (G·K + K/2) elements). The K-point DFTs run as steps of RADIX_BITS
+// stages (the last of fewer when RADIX_BITS does not divide k): stages 0, 1, …
+// in DIF, the same steps in reverse order in DIT; a barrier between
+// consecutive steps.
 template <bool DIT>
 __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass_args& p, uint64_t bid,
                                                uint32_t tid, uint32_t nt) {
@@ -339,23 +324,22 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
   B.i0base = (bid % gpb) << p.lg;
   B.base = ((bid / gpb) << log_m) + B.i0base;
 
-  const uint32_t pairs = p.k / 2;
-  const bool odd = p.k & 1;
-  const uint32_t steps = pairs + (odd ? 1 : 0);
+  const uint32_t steps = (p.k + RADIX_BITS - 1) / RADIX_BITS;
   // The shared twiddles are first read by the second step, after the first barrier.
   if (steps > 1)
     for (uint32_t e = tid; e < B.K / 2; e += nt) sh[B.K * B.G + e] = p.tw[e << (POW_BITS - p.k)];
   for (uint32_t s = 0; s < steps; s++) {
     if (s > 0) __syncthreads();
+    const uint32_t c = DIT ? steps - 1 - s : s;  // the step's index in DIF order
+    const uint32_t t = c * RADIX_BITS;
+    const uint32_t R = p.k - t < (uint32_t)RADIX_BITS ? p.k - t : RADIX_BITS;
     const bool first = s == 0, last = s + 1 == steps;
-    const bool r2 = odd && (DIT ? s == 0 : s + 1 == steps);
-    if (r2) {
-      radix2_step<DIT>(B, first, last, tid, nt);
-    } else {
-      const uint32_t pi = (DIT && odd) ? s - 1 : s;  // index of the radix-4 step in DIF order
-      const uint32_t t = DIT ? 2 * (pairs - 1 - pi) : 2 * pi;
-      radix4_step<DIT>(B, t, first, last, tid, nt);
-    }
+    if (R == 1)
+      radix_step<DIT, 1>(B, t, first, last, tid, nt);
+    else if (R == 2 || RADIX_BITS == 2)
+      radix_step<DIT, 2>(B, t, first, last, tid, nt);
+    else
+      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2)>(B, t, first, last, tid, nt);
   }
 }
 
@@ -469,7 +453,7 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
     // The first DIT pass and the last DIF pass have L = 0, so no diagonal is replaced here.
     if (pi == 0 && first_load.kind != FACTOR_NONE) l.args.on_load = first_load;
     if (pi + 1 == np && last_store.kind != FACTOR_NONE) l.args.on_store = last_store;
-    l.threads = GK / 4 < (uint32_t)PASS_THREADS ? GK / 4 : PASS_THREADS;
+    l.threads = (GK >> RADIX_BITS) < (uint32_t)PASS_THREADS ? (GK >> RADIX_BITS) : PASS_THREADS;
     if (l.threads == 0) l.threads = 1;
     l.blocks = (unsigned)((1ull << log_n) / GK);
     l.smem = (GK + (1u << k) / 2) * sizeof(fr_t);

@@ -262,10 +262,11 @@ struct ntt_block {
 // units of 2^R elements in registers: stage t has half H = 2^(k−1−t), the
 // unit's elements are rows i1 + m·S (m < 2^R, spacing S = H / 2^(R−1)), and
 // stage t+r pairs m with m + 2^(R−1−r) under the twiddle ω_K^(x·2^(t+r)),
-// x = (m mod 2^(R−1−r))·S + j the pair's offset in its half (j = i1 mod S);
-// a stage of half 1 (t+r = k−1) is twiddle-free. DIF runs the stages up, DIT
-// down with Cooley–Tukey butterflies. first: the elements come from global
-// memory (load), last: they go back there (store).
+// x = (m mod 2^(R−1−r))·S + j the pair's offset in its half (j = i1 mod S).
+// No product is spent on a stage of half 1 (t+r = k−1) nor, when S = 1, on
+// offset x = 0. DIF runs the stages up, DIT down with Cooley–Tukey
+// butterflies. first: the elements come from global memory (load), last:
+// they go back there (store).
 template <bool DIT, int R>
 __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool first, bool last, uint32_t tid,
                                            uint32_t nt) {
@@ -290,9 +291,10 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
 #pragma unroll
         for (uint32_t c = 0; c < hm; c++) w[c] = B.twiddle(((c << ls) + j) << (t + r), first);
       }
+      // With S = 1 (j = 0) the pairs of offset 0 have the twiddle ω^0 = 1.
 #pragma unroll
       for (uint32_t m = 0; m < U; m++)
-        if (!(m & hm)) butterfly<DIT>(x[m], x[m + hm], w[m & (hm - 1)], mul);
+        if (!(m & hm)) butterfly<DIT>(x[m], x[m + hm], w[m & (hm - 1)], mul && (ls > 0 || (m & (hm - 1)) != 0));
     }
 #pragma unroll
     for (uint32_t m = 0; m < U; m++) {

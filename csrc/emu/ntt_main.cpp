@@ -108,9 +108,14 @@ int main(int argc, char** argv) {
       });
     }
     if (P.bitrev_after) {
-      const unsigned eb = a.size() < ELEMENTWISE_THREADS ? (unsigned)a.size() : ELEMENTWISE_THREADS;
+      const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
       fr_t* d = a.data();
-      launch((unsigned)(a.size() / eb), eb, [&] { ntt_bitrev(d, log_n); });
+      launch(br.blocks, br.threads, [&] {
+        if (br.tiled)
+          ntt_bitrev_tiles(d, log_n);
+        else
+          ntt_bitrev(d, log_n);
+      });
     }
     o.write(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(fr_t));
   }

@@ -140,9 +140,11 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
     CUZK_LAUNCHED();
   }
   if (P.bitrev_after) {
-    const uint64_t n = 1ull << log_n;
-    const unsigned eb = n < ELEMENTWISE_THREADS ? (unsigned)n : ELEMENTWISE_THREADS;
-    ntt_bitrev<<<(unsigned)((n + eb - 1) / eb), eb, 0, s>>>(d, log_n);
+    const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
+    if (br.tiled)
+      ntt_bitrev_tiles<<<br.blocks, br.threads, 0, s>>>(d, log_n);
+    else
+      ntt_bitrev<<<br.blocks, br.threads, 0, s>>>(d, log_n);
     CUZK_LAUNCHED();
   }
 }

@@ -357,6 +357,8 @@ __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
 }
 #endif
 
+// ntt_bitrev swaps a_i and a_bitrev(i), one element per thread: transforms
+// shorter than a pair of tiles (log_n < 2·BITREV_TILE_BITS).
 __global__ void ntt_bitrev(fr_t* __restrict__ a, uint32_t log_n) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >> log_n) return;
@@ -366,6 +368,49 @@ __global__ void ntt_bitrev(fr_t* __restrict__ a, uint32_t log_n) {
     a[i] = a[j];
     a[j] = x;
   }
+}
+
+// BITREV_TILE_BITS = b: ntt_bitrev_tiles moves tiles of 2^b × 2^b elements,
+// whose rows are runs of 2^b elements (512 bytes at b = 4).
+constexpr uint32_t BITREV_TILE_BITS = 4;
+constexpr unsigned BITREV_THREADS = 1u << (2 * BITREV_TILE_BITS);
+
+// ntt_bitrev_tiles swaps a_i and a_bitrev(i) for log_n ≥ 2b. An index is
+// i = (h, m, l), h and l of b bits and m of log_n − 2b, and its image is
+// (rev l, rev m, rev h). Block m, one for each pair m ≤ m' = rev m, reads
+// tiles m and m' (rows h, columns l) and writes each transposed into the
+// other's place, so that reads and writes are both runs of 2^b elements
+// instead of single scattered elements.
+__global__ void __launch_bounds__(BITREV_THREADS) ntt_bitrev_tiles(fr_t* __restrict__ a, uint32_t log_n) {
+  constexpr uint32_t b = BITREV_TILE_BITS, T = 1u << b;
+  __shared__ fr_t A[T][T + 1], B[T][T + 1];  // padded rows: the transposed reads spread over banks
+  const uint32_t mb = log_n - 2 * b;
+  const uint32_t m = blockIdx.x;
+  const uint32_t mr = mb ? __brev(m) >> (32 - mb) : 0;
+  if (m > mr) return;  // the pair is block mr's
+  const uint32_t y = threadIdx.x >> b, x = threadIdx.x & (T - 1);
+  const uint32_t ry = __brev(y) >> (32 - b), rx = __brev(x) >> (32 - b);
+  const uint64_t row = (uint64_t)y << (mb + b);
+  A[y][x] = a[row | ((uint64_t)m << b) | x];
+  if (m != mr) B[y][x] = a[row | ((uint64_t)mr << b) | x];
+  __syncthreads();
+  // Position (y, mr, x) receives (h, m, l) with rev l = y, rev h = x.
+  a[row | ((uint64_t)mr << b) | x] = A[rx][ry];
+  if (m != mr) a[row | ((uint64_t)m << b) | x] = B[rx][ry];
+}
+
+// bitrev_launch is the bit reversal of 2^log_n elements: tiled, or one
+// element per thread below two tiles.
+struct bitrev_launch {
+  bool tiled;
+  unsigned blocks, threads;
+};
+
+inline bitrev_launch plan_bitrev(uint32_t log_n, unsigned elementwise_threads) {
+  if (log_n >= 2 * BITREV_TILE_BITS) return {true, 1u << (log_n - 2 * BITREV_TILE_BITS), BITREV_THREADS};
+  const uint64_t n = 1ull << log_n;
+  const unsigned t = n < elementwise_threads ? (unsigned)n : elementwise_threads;
+  return {false, (unsigned)((n + t - 1) / t), t};
 }
 
 // ntt_fill_diag writes ntt_twiddles.diag from the power table T of ω_{2^28}.

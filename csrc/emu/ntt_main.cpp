@@ -1,5 +1,5 @@
 // ntt_emu runs the NTT kernels of src/ntt.cuh on the host (cuda_emu.h), for
-// gpu/ntt_emu_test.go: the same plan (make_ntt_plan) and tables as ntt.cu,
+// gpu/ntt_emu_test.go: the same plan (plan_ntt) and tables as ntt.cu,
 // each pass block's threads emulated with a host array as its shared memory.
 // Build: g++ -std=c++17 -O1 -pthread [-DCUZK_NTT_PASS_BITS=b -DCUZK_NTT_DIAG_BITS=d -DCUZK_NTT_RADIX_BITS=r]
 //        -o ntt_emu ntt_main.cpp
@@ -18,10 +18,21 @@
 
 using namespace cuzk;
 
-// host_twiddles owns the tables of one root (ntt.cu's make_twiddles).
+// host_twiddles owns the tables of one root (ntt.cu's make_twiddles) and its
+// low tables scaled by n⁻¹ (ntt.cu's inverse_scaled).
 struct host_twiddles {
   std::vector<fr_t> lo, hi, diag;
+  std::map<uint32_t, std::vector<fr_t>> lo_scaled;
   ntt_twiddles T;
+  const fr_t* scaled(uint32_t log_n) {
+    auto& v = lo_scaled[log_n];
+    if (v.empty()) {
+      v = lo;
+      const fr_t ninv = ntt_size_inverse(log_n);
+      for (auto& x : v) x = x * ninv;
+    }
+    return v.data();
+  }
   explicit host_twiddles(const fr_t& w) {
     pow_table_host(w, lo, hi);
     diag.resize(size_t(1) << DIAG_BITS);
@@ -75,7 +86,9 @@ int main(int argc, char** argv) {
     std::vector<fr_t> a(size_t(1) << log_n);
     f.read(reinterpret_cast<char*>(a.data()), a.size() * sizeof(fr_t));
 
-    ntt_factor first{}, last{};
+    ntt_tables_view v{};
+    v.omega = om.T;
+    v.omega_inv = omi.T;
     if (coset) {
       fr_t g = ntt_default_shift();
       if (sw[0] | sw[1] | sw[2] | sw[3])
@@ -90,12 +103,11 @@ int main(int argc, char** argv) {
         cosets.emplace_back(new host_coset(g));
       }
       host_coset& c = *cosets[i];
-      if (!inv) first = index_factor(pow_table{c.flo.data(), c.fhi.data()}, dit);
-      if (inv) last = index_factor(pow_table{c.inv_scaled(log_n), c.ihi.data()}, !dit);
-    } else if (inv) {
-      last = const_factor(ntt_size_inverse(log_n));
+      v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
+      v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
     }
-    const ntt_plan P = make_ntt_plan(log_n, dit, out_br, inv ? omi.T : om.T, first, last);
+    if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = omi.scaled(log_n);
+    const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v);
     for (uint32_t pi = 0; pi < P.np; pi++) {
       const ntt_launch& l = P.pass[pi];
       std::vector<fr_t> sh(l.smem / sizeof(fr_t));

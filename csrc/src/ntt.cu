@@ -17,6 +17,7 @@ struct device_tables {
   std::mutex mu;
   bool ready = false;
   ntt_twiddles omega{}, omega_inv{};
+  const fr_t* omega_inv_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω^(−i), i < 2^14, per log_n (built on first use)
   std::vector<coset_tables> cosets;
   std::vector<void*> allocations;  // owned device tables, freed never (process lifetime)
 };
@@ -80,6 +81,19 @@ static void ntt_tables(device_tables& c, ntt_twiddles* omega, ntt_twiddles* omeg
   *omega_inv = c.omega_inv;
 }
 
+// inverse_scaled returns the low table n⁻¹·ω^(−i) of n = 2^log_n (ntt_diag_scales_inverse).
+static const fr_t* inverse_scaled(device_tables& c, uint32_t log_n) {
+  std::lock_guard<std::mutex> g(c.mu);
+  if (!c.omega_inv_scaled[log_n]) {
+    std::vector<fr_t> lo, hi;
+    pow_table_host(ntt_root().inverse(), lo, hi);
+    const fr_t ninv = ntt_size_inverse(log_n);
+    for (auto& x : lo) x = x * ninv;
+    c.omega_inv_scaled[log_n] = (const fr_t*)upload_table(c, lo);
+  }
+  return c.omega_inv_scaled[log_n];
+}
+
 // coset_for returns the tables of shift, with inv_scaled[log_n] built.
 static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_n) {
   std::lock_guard<std::mutex> g(c.mu);
@@ -123,14 +137,14 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
     }
     ct = coset_for(c, sh, log_n);
   }
-  const bool inv = cfg.inverse != 0, coset = cfg.coset != 0, dit = cfg.in_bitrev != 0;
-  // j's order: the input's on the first load, the passes' output order
-  // (bit-reversed after DIF) on the last store.
-  ntt_factor first{}, last{};
-  if (!inv && coset) first = index_factor(ct.fwd, dit);
-  if (inv) last = coset ? index_factor(pow_table{ct.inv_scaled[log_n], ct.inv.hi}, !dit)
-                        : const_factor(ntt_size_inverse(log_n));
-  const ntt_plan P = make_ntt_plan(log_n, dit, cfg.out_bitrev != 0, inv ? omi : om, first, last);
+  ntt_tables_view v{};
+  v.omega = om;
+  v.omega_inv = omi;
+  v.coset_fwd = ct.fwd;
+  v.coset_inv_scaled = pow_table{ct.inv_scaled[log_n], ct.inv.hi};
+  const bool inv = cfg.inverse != 0, coset = cfg.coset != 0;
+  if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = inverse_scaled(c, log_n);
+  const ntt_plan P = plan_ntt(log_n, inv, coset, cfg.in_bitrev != 0, cfg.out_bitrev != 0, v);
   for (uint32_t i = 0; i < P.np; i++) {
     const ntt_launch& l = P.pass[i];
     if (l.dit)

@@ -473,9 +473,12 @@ inline fr_t ntt_size_inverse(uint32_t log_n) {
 // applied as the first pass reads (the forward coset shift g^j), last_store
 // as the last pass writes (n⁻¹, times g^(−j) on a coset); the twiddle
 // diagonals fall on the other side of those passes (DIF: on store of every
-// pass but the last; DIT: on load of every pass but the first).
+// pass but the last; DIT: on load of every pass but the first). scaled_lo,
+// when given, replaces T.pow.lo in the two-lookup diagonal of the whole array
+// (s0 = 0, log_n > DIAG_BITS): a low table c·ω^i scales every element by c.
 inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, const ntt_twiddles& T,
-                              const ntt_factor& first_load, const ntt_factor& last_store) {
+                              const ntt_factor& first_load, const ntt_factor& last_store,
+                              const fr_t* scaled_lo) {
   ntt_plan P;
   const bool dit = in_bitrev;
   const uint32_t np = (log_n + PASS_BITS - 1) / PASS_BITS;
@@ -491,7 +494,8 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
     const uint32_t L = log_n - s0 - k;
     const uint32_t lg = PASS_BITS - k < L ? PASS_BITS - k : L;
     const uint32_t GK = 1u << (k + lg);
-    const ntt_factor diag = L > 0 ? diag_factor(T, log_n - s0) : none;
+    ntt_factor diag = L > 0 ? diag_factor(T, log_n - s0) : none;
+    if (scaled_lo && s0 == 0 && L > 0 && log_n > DIAG_BITS) diag.lo = scaled_lo;
     ntt_launch& l = P.pass[pi];
     l.dit = dit;
     l.args = ntt_pass_args{log_n, s0, k, lg, T.pow.hi, none, none};
@@ -507,6 +511,42 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
   }
   P.bitrev_after = !dit != out_bitrev;
   return P;
+}
+
+// ntt_tables_view are the tables one transform of 2^log_n reads (device
+// pointers, or host ones in csrc/emu).
+struct ntt_tables_view {
+  ntt_twiddles omega, omega_inv;
+  const fr_t* omega_inv_scaled;  // n⁻¹·ω^(−i), i < 2^14: when ntt_diag_scales_inverse
+  pow_table coset_fwd;           // g^i (forward coset)
+  pow_table coset_inv_scaled;    // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
+};
+
+// ntt_diag_scales_inverse says whether an inverse transform without coset
+// applies n⁻¹ through the first pass's two-lookup diagonal (a low table
+// n⁻¹·ω^(−i), no product of its own) instead of a product on the last store:
+// when the whole array is a pass's sub-transform with a diagonal larger than
+// the one-lookup table.
+inline bool ntt_diag_scales_inverse(uint32_t log_n, bool inverse, bool coset) {
+  return inverse && !coset && log_n > (uint32_t)DIAG_BITS && log_n > (uint32_t)PASS_BITS;
+}
+
+// plan_ntt plans the transform of cuzk_ntt_cfg_t's flags with the tables v.
+inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitrev, bool out_bitrev,
+                         const ntt_tables_view& v) {
+  const bool dit = in_bitrev;
+  // j's order: the input's on the first load, the passes' output order
+  // (bit-reversed after DIF) on the last store.
+  ntt_factor first{}, last{};
+  const fr_t* scaled_lo = nullptr;
+  if (!inverse && coset) first = index_factor(v.coset_fwd, dit);
+  if (inverse && coset)
+    last = index_factor(v.coset_inv_scaled, !dit);
+  else if (ntt_diag_scales_inverse(log_n, inverse, coset))
+    scaled_lo = v.omega_inv_scaled;
+  else if (inverse)
+    last = const_factor(ntt_size_inverse(log_n));
+  return make_ntt_plan(log_n, dit, out_bitrev, inverse ? v.omega_inv : v.omega, first, last, scaled_lo);
 }
 
 }  // namespace cuzk

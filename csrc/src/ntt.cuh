@@ -10,15 +10,18 @@
 // pass order is the decimation-in-time transform from bit-reversed input to
 // natural output.
 //
-// Inside a pass the K-point DFT runs as radix-4 steps (two stages on four
-// elements in registers) and, for odd K, one twiddle-free radix-2 step. The
-// pass's first step reads its elements from global memory and its last step
-// writes them back, so the shared-memory round trips and barriers are one
-// fewer than the steps. The element-wise factors ride on those two steps: the
-// twiddle diagonal (on the load in DIT, on the store in DIF), the coset shift
-// g^j on the load of the transform's first pass and n⁻¹ (times g^(−j) on a
-// coset) on the store of its last pass; a pass never needs two of them on the
-// same side.
+// Inside a pass the K-point DFT runs as steps of RADIX_BITS stages on 2^RADIX_BITS
+// elements in registers (radix 4 or 8; a last step of fewer stages when
+// RADIX_BITS does not divide k), a barrier between steps. The pass's first
+// step reads its elements from global memory and its last step writes them
+// back, so the shared-memory round trips and barriers are one fewer than the
+// steps. The element-wise factors ride on those two steps: the twiddle
+// diagonal (on the load in DIT, on the store in DIF), the coset shift g^j on
+// the load of the transform's first pass and n⁻¹ (times g^(−j) on a coset) on
+// the store of its last pass — or, without coset, in the table of the
+// diagonal of the whole array; a pass never needs two of them on the same
+// side. A bit reversal, when the requested order asks for one, follows as a
+// kernel of its own (ntt_bitrev_tiles).
 //
 // This header holds the twiddle tables' layout, the kernels and the plan of a
 // transform, and includes only field.cuh, so that csrc/emu runs the kernels on

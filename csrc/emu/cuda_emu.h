@@ -85,3 +85,8 @@ template <class F> void launch(unsigned grid, unsigned block, F fn) {
     for (auto& t : ts) t.join();
   }
 }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}

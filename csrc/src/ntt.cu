@@ -5,21 +5,11 @@
 #include <vector>
 
 #include "ntt.cuh"
+#include "ops.cuh"
 
 namespace cuzk {
 
-// ω_{2^32}: gnark-crypto fr/generator.go rootOfUnity (Montgomery form).
-static const uint32_t ROOT32[8] = {0x5f0e466a, 0xb9b58d8c, 0x1819d7ec, 0x5b1b4c80,
-                                   0x52a31e64, 0x0af53ae3, 0x19e9b27b, 0x5bf3adda};
-// 7 = fft.GeneratorFullMultiplicativeGroup() (Montgomery form).
-static const uint32_t SEVEN[8] = {0xfffffff1, 0x0000000e, 0x00189c0f, 0x17e363d3,
-                                  0x6f8457b0, 0xff9c5787, 0x8fc5a8c4, 0x35133220};
-
-static fr_t from_words(const uint32_t* w) {
-  fr_t r;
-  for (int i = 0; i < 8; i++) r.l[i] = w[i];
-  return r;
-}
+static_assert(NTT_ROOT_LOG == NTT_MAX_LOG, "the twiddle tables must cover the largest transform");
 
 // device_tables are one device's twiddles of ω = ω_{2^28} and ω⁻¹ and the
 // coset powers of the shifts used so far.
@@ -27,6 +17,7 @@ struct device_tables {
   std::mutex mu;
   bool ready = false;
   ntt_twiddles omega{}, omega_inv{};
+  const fr_t* omega_inv_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω^(−i), i < 2^14, per log_n (built on first use)
   std::vector<coset_tables> cosets;
   std::vector<void*> allocations;  // owned device tables, freed never (process lifetime)
 };
@@ -53,13 +44,8 @@ static void* upload_table(device_tables& c, const std::vector<fr_t>& h) {
 }
 
 static pow_table make_pow_table(device_tables& c, const fr_t& x) {
-  const size_t S = 1u << POW_BITS;
-  std::vector<fr_t> lo(S), hi(S);
-  lo[0] = fr_t::one();
-  for (size_t i = 1; i < S; i++) lo[i] = lo[i - 1] * x;
-  fr_t step = lo[S - 1] * x;  // x^(2^14)
-  hi[0] = fr_t::one();
-  for (size_t i = 1; i < S; i++) hi[i] = hi[i - 1] * step;
+  std::vector<fr_t> lo, hi;
+  pow_table_host(x, lo, hi);
   pow_table t;
   t.lo = (const fr_t*)upload_table(c, lo);
   t.hi = (const fr_t*)upload_table(c, hi);
@@ -72,7 +58,7 @@ static ntt_twiddles make_twiddles(device_tables& c, const fr_t& w) {
   fr_t* d = nullptr;
   CUZK_CUDA(cudaMalloc(&d, sizeof(fr_t) << DIAG_BITS));
   c.allocations.push_back(d);
-  ntt_fill_diag<<<(1u << DIAG_BITS) / ELEMENTWISE_THREADS, ELEMENTWISE_THREADS>>>(d, t.pow);
+  ntt_fill_diag<<<((1u << DIAG_BITS) + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS, ELEMENTWISE_THREADS>>>(d, t.pow);
   CUZK_LAUNCHED();
   CUZK_CUDA(cudaDeviceSynchronize());
   t.diag = d;
@@ -82,25 +68,52 @@ static ntt_twiddles make_twiddles(device_tables& c, const fr_t& w) {
 static void ntt_tables(device_tables& c, ntt_twiddles* omega, ntt_twiddles* omega_inv) {
   std::lock_guard<std::mutex> g(c.mu);
   if (!c.ready) {
-    fr_t w = from_words(ROOT32);
-    for (int i = 0; i < 32 - NTT_MAX_LOG; i++) w = w.sqr();  // ω_{2^28}
+    const fr_t w = ntt_root();
     c.omega = make_twiddles(c, w);
     c.omega_inv = make_twiddles(c, w.inverse());
+    // A pass block of 2^11 elements needs more than the default 48 KiB.
+    const int smem = (int)(((1u << PASS_BITS) + (1u << PASS_BITS) / 2) * sizeof(fr_t));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     c.ready = true;
   }
   *omega = c.omega;
   *omega_inv = c.omega_inv;
 }
 
-static coset_tables coset_for(device_tables& c, const fr_t& shift) {
+// inverse_scaled returns the low table n⁻¹·ω^(−i) of n = 2^log_n (ntt_diag_scales_inverse).
+static const fr_t* inverse_scaled(device_tables& c, uint32_t log_n) {
   std::lock_guard<std::mutex> g(c.mu);
-  for (auto& t : c.cosets)
-    if (t.shift == shift) return t;
-  coset_tables t;
-  t.shift = shift;
-  t.fwd = make_pow_table(c, shift);
-  t.inv = make_pow_table(c, shift.inverse());
-  c.cosets.push_back(t);
+  if (!c.omega_inv_scaled[log_n]) {
+    std::vector<fr_t> lo, hi;
+    pow_table_host(ntt_root().inverse(), lo, hi);
+    const fr_t ninv = ntt_size_inverse(log_n);
+    for (auto& x : lo) x = x * ninv;
+    c.omega_inv_scaled[log_n] = (const fr_t*)upload_table(c, lo);
+  }
+  return c.omega_inv_scaled[log_n];
+}
+
+// coset_for returns the tables of shift, with inv_scaled[log_n] built.
+static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_n) {
+  std::lock_guard<std::mutex> g(c.mu);
+  size_t i = 0;
+  while (i < c.cosets.size() && !(c.cosets[i].shift == shift)) i++;
+  if (i == c.cosets.size()) {
+    coset_tables t{};
+    t.shift = shift;
+    t.fwd = make_pow_table(c, shift);
+    t.inv = make_pow_table(c, shift.inverse());
+    c.cosets.push_back(t);
+  }
+  coset_tables& t = c.cosets[i];
+  if (!t.inv_scaled[log_n]) {
+    std::vector<fr_t> lo, hi;
+    pow_table_host(shift.inverse(), lo, hi);
+    const fr_t ninv = ntt_size_inverse(log_n);
+    for (auto& x : lo) x = x * ninv;
+    t.inv_scaled[log_n] = (const fr_t*)upload_table(c, lo);
+  }
   return t;
 }
 
@@ -115,23 +128,39 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
   if (cfg.coset) {
     fr_t sh;
     if (zero_shift) {
-      sh = from_words(SEVEN);
+      sh = ntt_default_shift();
     } else {
       for (int i = 0; i < 4; i++) {
         sh.l[2 * i] = (uint32_t)cfg.shift[i];
         sh.l[2 * i + 1] = (uint32_t)(cfg.shift[i] >> 32);
       }
     }
-    ct = coset_for(c, sh);
+    ct = coset_for(c, sh, log_n);
   }
-  const bool inv = cfg.inverse != 0;
-  const bool dit = cfg.in_bitrev != 0;  // the passes leave natural order after DIT, bit-reversed after DIF
-
-  ntt_t ntt(d, log_n, s);
-  if (!inv && cfg.coset) ntt.coset_shift(ct.fwd, cfg.in_bitrev != 0);
-  ntt.passes(inv ? omi : om, dit);
-  if (!dit != (cfg.out_bitrev != 0)) ntt.bit_reverse();
-  if (inv) ntt.scale_inverse(cfg.out_bitrev != 0, cfg.coset != 0, ct.inv);
+  ntt_tables_view v{};
+  v.omega = om;
+  v.omega_inv = omi;
+  v.coset_fwd = ct.fwd;
+  v.coset_inv_scaled = pow_table{ct.inv_scaled[log_n], ct.inv.hi};
+  const bool inv = cfg.inverse != 0, coset = cfg.coset != 0;
+  if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = inverse_scaled(c, log_n);
+  const ntt_plan P = plan_ntt(log_n, inv, coset, cfg.in_bitrev != 0, cfg.out_bitrev != 0, v);
+  for (uint32_t i = 0; i < P.np; i++) {
+    const ntt_launch& l = P.pass[i];
+    if (l.dit)
+      ntt_pass<true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+    else
+      ntt_pass<false><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+    CUZK_LAUNCHED();
+  }
+  if (P.bitrev_after) {
+    const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
+    if (br.tiled)
+      ntt_bitrev_tiles<<<br.blocks, br.threads, 0, s>>>(d, log_n);
+    else
+      ntt_bitrev<<<br.blocks, br.threads, 0, s>>>(d, log_n);
+    CUZK_LAUNCHED();
+  }
 }
 
 }  // namespace cuzk

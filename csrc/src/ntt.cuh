@@ -10,15 +10,32 @@
 // pass order is the decimation-in-time transform from bit-reversed input to
 // natural output.
 //
-// This header holds the twiddle tables' layout, the kernels and ntt_t, the
-// host side of one transform; ntt.cu builds the tables per device and is the
-// one translation unit that includes it.
+// Inside a pass the K-point DFT runs as steps of RADIX_BITS stages on 2^RADIX_BITS
+// elements in registers (radix 4 or 8; a last step of fewer stages when
+// RADIX_BITS does not divide k), a barrier between steps. The pass's first
+// step reads its elements from global memory and its last step writes them
+// back, so the shared-memory round trips and barriers are one fewer than the
+// steps. The element-wise factors ride on those two steps: the twiddle
+// diagonal (on the load in DIT, on the store in DIF), the coset shift g^j on
+// the load of the transform's first pass and n⁻¹ (times g^(−j) on a coset) on
+// the store of its last pass — or, without coset, in the table of the
+// diagonal of the whole array; a pass never needs two of them on the same
+// side. A bit reversal, when the requested order asks for one, follows as a
+// kernel of its own (ntt_bitrev_tiles).
+//
+// This header holds the twiddle tables' layout, the kernels and the plan of a
+// transform, and includes only field.cuh, so that csrc/emu runs the kernels on
+// the host; ntt.cu builds the tables per device and launches the plan.
 #pragma once
-#include "ops.cuh"
+#include <cstdint>
+#include <vector>
 
-// CUZK_NTT_BLOCKS is the number of 256-thread pass blocks each SM must fit,
-// which caps ntt_pass at 65536 / (256·blocks) registers: 3 (85 registers) was
-// measured fastest on the H200 against 2 and 4 (docs/gpu-kernels.md).
+#include "field.cuh"
+
+// CUZK_NTT_BLOCKS is the number of 256-thread groups of pass threads each SM
+// must fit (blocks of PASS_THREADS threads, at least one), which caps
+// ntt_pass at 65536 / (256·blocks) registers: 3 (85 registers) was measured
+// fastest on the H200 against 2 and 4 with radix-4 steps (docs/gpu-kernels.md).
 #ifndef CUZK_NTT_BLOCKS
 #define CUZK_NTT_BLOCKS 3
 #endif
@@ -26,12 +43,48 @@
 #error "CUZK_NTT_BLOCKS must be in [1, 8] (256-thread blocks per SM; an SM holds at most 2048 threads)"
 #endif
 
+// CUZK_NTT_PASS_BITS is log2 of the elements one pass block holds in shared
+// memory (32 bytes each, 4 per thread): 10 gives 32 KiB and 256 threads, 11
+// gives 64 KiB and 512 threads (fewer blocks fit an SM; CUZK_NTT_BLOCKS is
+// counted in 256-thread blocks either way).
+#ifndef CUZK_NTT_PASS_BITS
+#define CUZK_NTT_PASS_BITS 10
+#endif
+#if CUZK_NTT_PASS_BITS < 2 || CUZK_NTT_PASS_BITS > 11
+#error "CUZK_NTT_PASS_BITS must be in [2, 11] (a block of 2^bits/4 threads and 2^bits·48 bytes of shared memory; below 8 only to test many passes at small sizes)"
+#endif
+
+// CUZK_NTT_RADIX_BITS is the number of radix-2 stages a thread runs in
+// registers between two barriers: 2 (radix 4: four elements, two products at
+// a time) or 3 (radix 8: eight elements, four products at a time, a third
+// fewer barriers and shared-memory round trips, about 30 more registers).
+#ifndef CUZK_NTT_RADIX_BITS
+#define CUZK_NTT_RADIX_BITS 2
+#endif
+#if CUZK_NTT_RADIX_BITS < 2 || CUZK_NTT_RADIX_BITS > 3
+#error "CUZK_NTT_RADIX_BITS must be 2 or 3 (radix-4 or radix-8 steps)"
+#endif
+
+// CUZK_NTT_DIAG_BITS: twiddle diagonals of sub-transforms up to 2^DIAG_BITS
+// take one lookup in a table of 2^DIAG_BITS elements (18: 8 MiB, which stays
+// in L2), larger ones two lookups and a product. Below 18 only for tests.
+#ifndef CUZK_NTT_DIAG_BITS
+#define CUZK_NTT_DIAG_BITS 18
+#endif
+#if CUZK_NTT_DIAG_BITS < 2 || CUZK_NTT_DIAG_BITS > 20
+#error "CUZK_NTT_DIAG_BITS must be in [2, 20] (a table of 2^bits elements, 32 bytes each)"
+#endif
+
 namespace cuzk {
+
+// NTT_ROOT_LOG: the twiddle tables hold the powers of ω_{2^28}, so transforms
+// are at most 2^28 long (ntt.cu checks this equals ops.cuh's NTT_MAX_LOG).
+constexpr int NTT_ROOT_LOG = 28;
 
 // pow_table gives x^e for e < 2^(2·POW_BITS) = 2^28 as lo[e mod 2^14]·hi[e >> 14]:
 // two tables of 2^14 elements (512 KiB each) instead of one of 2^28.
 constexpr int POW_BITS = 14;
-static_assert(2 * POW_BITS == NTT_MAX_LOG, "pow_table must cover every exponent below 2^NTT_MAX_LOG");
+static_assert(2 * POW_BITS == NTT_ROOT_LOG, "pow_table must cover every exponent below 2^NTT_ROOT_LOG");
 struct pow_table {
   const fr_t* lo;
   const fr_t* hi;
@@ -41,17 +94,52 @@ struct pow_table {
 // pow for any exponent (two lookups and a product), and diag[x] = ω_{2^DIAG_BITS}^x
 // for x < 2^DIAG_BITS (one lookup; 8 MiB, resident in L2), which serves every
 // twiddle diagonal of a sub-transform of size ≤ 2^DIAG_BITS.
-constexpr int DIAG_BITS = 18;
+constexpr int DIAG_BITS = CUZK_NTT_DIAG_BITS;
 struct ntt_twiddles {
   pow_table pow;
   const fr_t* diag;
 };
 
-// coset_tables are the powers of one coset shift and of its inverse.
+// coset_tables are the powers of one coset shift g and of its inverse, and
+// per transform size the inverse's low table scaled by n⁻¹: inv_scaled[log_n]
+// holds n⁻¹·g^(−i), i < 2^14 (built on first use), so that the inverse coset
+// transform's final factor n⁻¹·g^(−j) is one table product.
 struct coset_tables {
   fr_t shift;
   pow_table fwd, inv;
+  const fr_t* inv_scaled[NTT_ROOT_LOG + 1];
 };
+
+// ntt_root returns ω_{2^28}: gnark-crypto fr/generator.go rootOfUnity
+// (ω_{2^32}, Montgomery form) squared four times.
+inline fr_t ntt_root() {
+  static const uint32_t root32[8] = {0x5f0e466a, 0xb9b58d8c, 0x1819d7ec, 0x5b1b4c80,
+                                     0x52a31e64, 0x0af53ae3, 0x19e9b27b, 0x5bf3adda};
+  fr_t w;
+  for (int i = 0; i < 8; i++) w.l[i] = root32[i];
+  for (int i = 0; i < 32 - NTT_ROOT_LOG; i++) w = w.sqr();
+  return w;
+}
+
+// ntt_default_shift returns 7 = fft.GeneratorFullMultiplicativeGroup()
+// (Montgomery form), gnark's coset shift.
+inline fr_t ntt_default_shift() {
+  static const uint32_t seven[8] = {0xfffffff1, 0x0000000e, 0x00189c0f, 0x17e363d3,
+                                    0x6f8457b0, 0xff9c5787, 0x8fc5a8c4, 0x35133220};
+  fr_t r;
+  for (int i = 0; i < 8; i++) r.l[i] = seven[i];
+  return r;
+}
+
+// pow_table_host fills lo[i] = x^i and hi[i] = x^(i·2^14), i < 2^14.
+inline void pow_table_host(const fr_t& x, std::vector<fr_t>& lo, std::vector<fr_t>& hi) {
+  const size_t S = size_t(1) << POW_BITS;
+  lo.assign(S, fr_t::one());
+  hi.assign(S, fr_t::one());
+  for (size_t i = 1; i < S; i++) lo[i] = lo[i - 1] * x;
+  const fr_t step = lo[S - 1] * x;  // x^(2^14)
+  for (size_t i = 1; i < S; i++) hi[i] = hi[i - 1] * step;
+}
 
 __device__ __forceinline__ fr_t pow_lookup(const pow_table& t, uint32_t e) {
   uint32_t lo = e & ((1u << POW_BITS) - 1), hi = e >> POW_BITS;
@@ -60,147 +148,220 @@ __device__ __forceinline__ fr_t pow_lookup(const pow_table& t, uint32_t e) {
   return t.lo[lo] * t.hi[hi];
 }
 
-// diag_twiddle returns ω_M^e for M = 2^log_m and e < M.
-__device__ __forceinline__ fr_t diag_twiddle(const ntt_twiddles& T, uint32_t e, uint32_t log_m) {
-  if (log_m <= DIAG_BITS) return T.diag[e << (DIAG_BITS - log_m)];
-  return pow_lookup(T.pow, e << (NTT_MAX_LOG - log_m));
+// ntt_factor is the element-wise factor a pass applies to its elements on
+// load or on store: none, a constant c, or a table entry f(x) = lo[x mod
+// 2^lo_bits]·hi[x >> lo_bits] (one product, none when x < 2^lo_bits), where
+// x is either the twiddle-diagonal exponent (i0·k1) << shift of the element,
+// or its natural index j: the position, or with bitrev the position's bit
+// reversal over log_n bits.
+enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_DIAG, FACTOR_INDEX };
+struct ntt_factor {
+  uint32_t kind, shift, lo_bits;
+  bool bitrev;
+  const fr_t* lo;
+  const fr_t* hi;
+  fr_t c;
+};
+
+// diag_factor is the twiddle diagonal ω_M^(i0·k1) of a sub-transform of size
+// M = 2^log_m from T: one lookup in T.diag for M ≤ 2^DIAG_BITS, else two
+// lookups in the power table and a product.
+inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m) {
+  ntt_factor f{};
+  f.kind = FACTOR_DIAG;
+  if (log_m <= DIAG_BITS) {
+    f.shift = DIAG_BITS - log_m;
+    f.lo_bits = DIAG_BITS;
+    f.lo = f.hi = T.diag;
+  } else {
+    f.shift = NTT_ROOT_LOG - log_m;
+    f.lo_bits = POW_BITS;
+    f.lo = T.pow.lo;
+    f.hi = T.pow.hi;
+  }
+  return f;
 }
 
-constexpr int PASS_BITS = 10;                       // elements per block: 2^PASS_BITS
-constexpr int PASS_THREADS = (1 << PASS_BITS) / 4;  // one radix-4 unit per thread
+constexpr int PASS_BITS = CUZK_NTT_PASS_BITS;    // elements per block: 2^PASS_BITS
+constexpr int RADIX_BITS = CUZK_NTT_RADIX_BITS;  // stages per step: radix 2^RADIX_BITS
+constexpr int PASS_THREADS = (1 << PASS_BITS) >> RADIX_BITS;  // one unit of a full step per thread
+static_assert(PASS_BITS <= POW_BITS, "a pass's twiddles ω_K^e are read from pow.hi");
+static_assert(PASS_BITS >= RADIX_BITS, "a pass block holds at least one unit");
 
 // butterfly applies one radix-2 stage to (u, v): DIF (Gentleman–Sande)
-// u, v ← u+v, (u−v)·w; DIT (Cooley–Tukey) u, v ← u+v·w, u−v·w. w == nullptr
-// stands for w = 1.
+// u, v ← u+v, (u−v)·w; DIT (Cooley–Tukey) u, v ← u+v·w, u−v·w; w = 1 when
+// mul is false.
 template <bool DIT>
-__device__ __forceinline__ void butterfly(fr_t& u, fr_t& v, const fr_t* w) {
+__device__ __forceinline__ void butterfly(fr_t& u, fr_t& v, const fr_t& w, bool mul) {
   if (DIT) {
-    if (w) v = v * *w;
+    if (mul) v = v * w;
     fr_t s = u + v;
     v = u - v;
     u = s;
   } else {
     fr_t d = u - v;
     u = u + v;
-    v = w ? d * *w : d;
+    v = mul ? d * w : d;
   }
 }
 
-// radix2_step is the twiddle-free last DIF stage (first DIT stage) of a
-// pass's K-point DFTs: pairs (2i, 2i+1) of i1, followed by a barrier.
-template <bool DIT>
-__device__ __forceinline__ void radix2_step(fr_t* sh, uint32_t GK, uint32_t lg, uint32_t tid, uint32_t nt) {
-  const uint32_t G = 1u << lg;
-  for (uint32_t b = tid; b < GK / 2; b += nt) {
-    uint32_t g = b & (G - 1), i1 = (b >> lg) << 1;
-    uint32_t p0 = (i1 << lg) + g;
-    fr_t u = sh[p0], v = sh[p0 + G];
-    butterfly<DIT>(u, v, nullptr);
-    sh[p0] = u;
-    sh[p0 + G] = v;
+// ntt_pass_args are one pass's parameters: the pass starts at stage s0 of the
+// log_n stages and runs k of them; a block holds G = 2^lg columns of K = 2^k
+// elements; tw = pow.hi of ω (ω_K^e = tw[e << (POW_BITS − k)]); on_load and
+// on_store are the factors applied when the elements are read and written.
+struct ntt_pass_args {
+  uint32_t log_n, s0, k, lg;
+  const fr_t* tw;
+  ntt_factor on_load, on_store;
+};
+
+// ntt_block is one block's view of a pass: element e of the block (column
+// e mod G, row i1 = e / G of its K-point DFT) lives at a[gpos(e)].
+struct ntt_block {
+  fr_t* a;
+  fr_t* sh;  // GK elements, then the K/2 twiddles ω_K^e
+  const ntt_pass_args* p;
+  uint32_t K, G, L;
+  uint64_t base, i0base;
+
+  __device__ __forceinline__ uint64_t gpos(uint32_t e) const {
+    return base + ((uint64_t)(e >> p->lg) << L) + (e & (G - 1));
   }
-  __syncthreads();
-}
-
-template <bool DIT>
-__global__ void __launch_bounds__(PASS_THREADS, CUZK_NTT_BLOCKS)
-    ntt_pass(fr_t* __restrict__ a, uint32_t log_n, uint32_t s0, uint32_t k, uint32_t lg, ntt_twiddles T) {
-  extern __shared__ fr_t sh[];
-  const uint32_t K = 1u << k, G = 1u << lg;
-  const uint32_t L = log_n - s0 - k;
-  const uint32_t GK = G * K;
-  fr_t* tws = sh + GK;
-  const uint64_t gpb = (1ull << L) >> lg;  // blocks per sub-problem
-  const uint64_t bid = blockIdx.x;
-  const uint64_t h = bid / gpb;
-  const uint64_t i0base = (bid % gpb) << lg;
-  const uint64_t base = (h << (log_n - s0)) + i0base;
-  const uint32_t tid = threadIdx.x, nt = blockDim.x;
-
-  for (uint32_t e = tid; e < K / 2; e += nt) tws[e] = T.pow.hi[e << (POW_BITS - k)];
-  for (uint32_t e = tid; e < GK; e += nt) sh[e] = a[base + ((uint64_t)(e >> lg) << L) + (e & (G - 1))];
-  __syncthreads();
-
-  const uint32_t log_m = log_n - s0;  // this pass's sub-problems have size M = 2^log_m
-  if (DIT && L > 0) {
-    for (uint32_t e = tid; e < GK; e += nt) {
-      uint32_t i1 = e >> lg;
-      uint32_t k1 = __brev(i1) >> (32 - k);
-      uint32_t i0 = (uint32_t)(i0base + (e & (G - 1)));
-      sh[e] = sh[e] * diag_twiddle(T, i0 * k1, log_m);  // i0·k1 < M
-    }
-    __syncthreads();
+  // twiddle returns ω_K^x (x < K/2): from shared memory, or before the
+  // shared copy is complete (the first step) from the global table.
+  __device__ __forceinline__ fr_t twiddle(uint32_t x, bool global) const {
+    return global ? p->tw[x << (POW_BITS - p->k)] : sh[K * G + x];
   }
-
-  // The K-point DFTs over i1 (stride G in shared memory): stage t has half
-  // 2^(k−1−t) and twiddles ω_K^(j·2^t). Two consecutive stages run as one
-  // radix-4 unit in registers (4 elements, 4 products, one barrier); an odd
-  // k leaves the twiddle-free stage t = k−1 as a radix-2 step, done last in
-  // DIF and first in DIT.
-  const bool odd = k & 1;
-  if (DIT && odd) radix2_step<DIT>(sh, GK, lg, tid, nt);
-  const uint32_t pairs = k / 2;
-  for (uint32_t pi = 0; pi < pairs; pi++) {
-    const uint32_t t = DIT ? 2 * (pairs - 1 - pi) : 2 * pi;  // stages t and t+1
-    const uint32_t lh = k - 1 - t;                           // log2 of stage t's half, ≥ 1
-    const uint32_t H = 1u << lh, Q = H >> 1;
-    for (uint32_t b = tid; b < GK / 4; b += nt) {
-      uint32_t g = b & (G - 1), q = b >> lg;
-      uint32_t j = q & (Q - 1);
-      uint32_t i1 = ((q >> (lh - 1)) << (lh + 1)) + j;
-      uint32_t p0 = (i1 << lg) + g, step = Q << lg;
-      fr_t x0 = sh[p0], x1 = sh[p0 + step], x2 = sh[p0 + 2 * step], x3 = sh[p0 + 3 * step];
-      const fr_t* w0 = &tws[j << t];        // stage t, pair (x0, x2)
-      const fr_t* w1 = &tws[(j + Q) << t];  // stage t, pair (x1, x3)
-      const fr_t* w2 = lh > 1 ? &tws[j << (t + 1)] : nullptr;  // stage t+1; 1 when its half is 1
-      if (DIT) {
-        butterfly<true>(x0, x1, w2);
-        butterfly<true>(x2, x3, w2);
-        butterfly<true>(x0, x2, w0);
-        butterfly<true>(x1, x3, w1);
+  // apply returns x·F(e) for element e at position pos.
+  __device__ __forceinline__ fr_t apply(const ntt_factor& F, fr_t x, uint32_t e, uint64_t pos) const {
+    if (F.kind == FACTOR_NONE) return x;
+    fr_t f = F.c;
+    if (F.kind != FACTOR_CONST) {
+      uint32_t ex;
+      if (F.kind == FACTOR_DIAG) {
+        const uint32_t k1 = __brev(e >> p->lg) >> (32 - p->k);
+        const uint32_t i0 = (uint32_t)(i0base + (e & (G - 1)));
+        ex = (i0 * k1) << F.shift;  // i0·k1 < M
       } else {
-        butterfly<false>(x0, x2, w0);
-        butterfly<false>(x1, x3, w1);
-        butterfly<false>(x0, x1, w2);
-        butterfly<false>(x2, x3, w2);
+        ex = F.bitrev ? (__brev((uint32_t)pos) >> (32 - p->log_n)) : (uint32_t)pos;
       }
-      sh[p0] = x0;
-      sh[p0 + step] = x1;
-      sh[p0 + 2 * step] = x2;
-      sh[p0 + 3 * step] = x3;
+      const uint32_t hi = ex >> F.lo_bits;
+      f = F.lo[ex & ((1u << F.lo_bits) - 1)];
+      if (hi != 0) f = f * F.hi[hi];
     }
-    __syncthreads();
+    return x * f;
   }
-  if (!DIT && odd) radix2_step<DIT>(sh, GK, lg, tid, nt);
+  __device__ __forceinline__ fr_t load(uint32_t e) const {
+    const uint64_t pos = gpos(e);
+    return apply(p->on_load, a[pos], e, pos);
+  }
+  __device__ __forceinline__ void store(uint32_t e, fr_t x) const {
+    const uint64_t pos = gpos(e);
+    a[pos] = apply(p->on_store, x, e, pos);
+  }
+};
 
-  if (!DIT && L > 0) {
-    for (uint32_t e = tid; e < GK; e += nt) {
-      uint32_t i1 = e >> lg;
-      uint32_t k1 = __brev(i1) >> (32 - k);
-      uint32_t i0 = (uint32_t)(i0base + (e & (G - 1)));
-      sh[e] = sh[e] * diag_twiddle(T, i0 * k1, log_m);  // i0·k1 < M
+// radix_step runs R consecutive stages t … t+R−1 of the K-point DFTs on
+// units of 2^R elements in registers: stage t has half H = 2^(k−1−t), the
+// unit's elements are rows i1 + m·S (m < 2^R, spacing S = H / 2^(R−1)), and
+// stage t+r pairs m with m + 2^(R−1−r) under the twiddle ω_K^(x·2^(t+r)),
+// x = (m mod 2^(R−1−r))·S + j the pair's offset in its half (j = i1 mod S).
+// No product is spent on a stage of half 1 (t+r = k−1) nor, when S = 1, on
+// offset x = 0. DIF runs the stages up, DIT down with Cooley–Tukey
+// butterflies. first: the elements come from global memory (load), last:
+// they go back there (store).
+template <bool DIT, int R>
+__device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool first, bool last, uint32_t tid,
+                                           uint32_t nt) {
+  constexpr uint32_t U = 1u << R;
+  const uint32_t lg = B.p->lg, lh = B.p->k - 1 - t;  // log2 of stage t's half, ≥ R − 1
+  const uint32_t ls = lh + 1 - R, S = 1u << ls;
+  for (uint32_t b = tid; b < B.K * B.G / U; b += nt) {
+    const uint32_t g = b & (B.G - 1), q = b >> lg;
+    const uint32_t j = q & (S - 1);
+    const uint32_t i1 = ((q >> ls) << (ls + R)) + j;
+    const uint32_t e0 = (i1 << lg) + g, step = S << lg;
+    fr_t x[U];
+#pragma unroll
+    for (uint32_t m = 0; m < U; m++) x[m] = first ? B.load(e0 + m * step) : B.sh[e0 + m * step];
+#pragma unroll
+    for (int rr = 0; rr < R; rr++) {
+      const int r = DIT ? R - 1 - rr : rr;
+      const uint32_t hm = (U >> 1) >> r;  // the pair's distance in m
+      const bool mul = R > 1 && lh > (uint32_t)r;  // the stage's half is > 1 (R = 1 only runs stage k−1)
+      fr_t w[U / 2];
+      if (mul) {
+#pragma unroll
+        for (uint32_t c = 0; c < hm; c++) w[c] = B.twiddle(((c << ls) + j) << (t + r), first);
+      }
+      // With S = 1 (j = 0) the pairs of offset 0 have the twiddle ω^0 = 1.
+#pragma unroll
+      for (uint32_t m = 0; m < U; m++)
+        if (!(m & hm)) butterfly<DIT>(x[m], x[m + hm], w[m & (hm - 1)], mul && (ls > 0 || (m & (hm - 1)) != 0));
     }
-    __syncthreads();
+#pragma unroll
+    for (uint32_t m = 0; m < U; m++) {
+      if (last)
+        B.store(e0 + m * step, x[m]);
+      else
+        B.sh[e0 + m * step] = x[m];
+    }
   }
-  for (uint32_t e = tid; e < GK; e += nt) a[base + ((uint64_t)(e >> lg) << L) + (e & (G - 1))] = sh[e];
 }
 
-// ntt_scale sets a[i] *= c·T(idx) where idx is i or bitrev(i); T optional.
-__global__ void ntt_scale(fr_t* __restrict__ a, uint32_t log_n, bool bitrev, bool use_table, pow_table T,
-                          bool use_c, fr_t c) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >> log_n) return;
-  fr_t f;
-  if (use_table) {
-    uint32_t idx = bitrev ? (__brev((uint32_t)i) >> (32 - log_n)) : (uint32_t)i;
-    f = pow_lookup(T, idx);
-    if (use_c) f = f * c;
-  } else {
-    f = c;
+// ntt_pass_block is the body of one block of ntt_pass (sh: its dynamic shared
+// memory, (G·K + K/2) elements). The K-point DFTs run as steps of RADIX_BITS
+// stages (the last of fewer when RADIX_BITS does not divide k): stages 0, 1, …
+// in DIF, the same steps in reverse order in DIT; a barrier between
+// consecutive steps.
+template <bool DIT>
+__device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass_args& p, uint64_t bid,
+                                               uint32_t tid, uint32_t nt) {
+  ntt_block B;
+  B.a = a;
+  B.sh = sh;
+  B.p = &p;
+  B.K = 1u << p.k;
+  B.G = 1u << p.lg;
+  const uint32_t log_m = p.log_n - p.s0;  // this pass's sub-problems have size M = 2^log_m
+  B.L = log_m - p.k;
+  const uint64_t gpb = (1ull << B.L) >> p.lg;  // blocks per sub-problem
+  B.i0base = (bid % gpb) << p.lg;
+  B.base = ((bid / gpb) << log_m) + B.i0base;
+
+  const uint32_t steps = (p.k + RADIX_BITS - 1) / RADIX_BITS;
+  // The shared twiddles are first read by the second step, after the first barrier.
+  if (steps > 1)
+    for (uint32_t e = tid; e < B.K / 2; e += nt) sh[B.K * B.G + e] = p.tw[e << (POW_BITS - p.k)];
+  for (uint32_t s = 0; s < steps; s++) {
+    if (s > 0) __syncthreads();
+    const uint32_t c = DIT ? steps - 1 - s : s;  // the step's index in DIF order
+    const uint32_t t = c * RADIX_BITS;
+    const uint32_t R = p.k - t < (uint32_t)RADIX_BITS ? p.k - t : RADIX_BITS;
+    const bool first = s == 0, last = s + 1 == steps;
+    if (R == 1)
+      radix_step<DIT, 1>(B, t, first, last, tid, nt);
+    else if (R == 2 || RADIX_BITS == 2)
+      radix_step<DIT, 2>(B, t, first, last, tid, nt);
+    else
+      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2)>(B, t, first, last, tid, nt);
   }
-  a[i] = a[i] * f;
 }
 
+// PASS_MIN_BLOCKS is CUZK_NTT_BLOCKS in pass blocks (at least 1).
+constexpr int PASS_MIN_BLOCKS = CUZK_NTT_BLOCKS * 256 / PASS_THREADS > 0 ? CUZK_NTT_BLOCKS * 256 / PASS_THREADS : 1;
+
+#if defined(__CUDACC__)  // csrc/emu calls ntt_pass_block with a host array as the shared memory
+template <bool DIT>
+__global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
+    ntt_pass(fr_t* __restrict__ a, ntt_pass_args p) {
+  extern __shared__ fr_t ntt_sh[];
+  ntt_pass_block<DIT>(ntt_sh, a, p, blockIdx.x, threadIdx.x, blockDim.x);
+}
+#endif
+
+// ntt_bitrev swaps a_i and a_bitrev(i), one element per thread: transforms
+// shorter than a pair of tiles (log_n < 2·BITREV_TILE_BITS).
 __global__ void ntt_bitrev(fr_t* __restrict__ a, uint32_t log_n) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >> log_n) return;
@@ -212,85 +373,183 @@ __global__ void ntt_bitrev(fr_t* __restrict__ a, uint32_t log_n) {
   }
 }
 
+// BITREV_TILE_BITS = b: ntt_bitrev_tiles moves tiles of 2^b × 2^b elements,
+// whose rows are runs of 2^b elements (512 bytes at b = 4).
+constexpr uint32_t BITREV_TILE_BITS = 4;
+constexpr unsigned BITREV_THREADS = 1u << (2 * BITREV_TILE_BITS);
+
+// ntt_bitrev_tiles swaps a_i and a_bitrev(i) for log_n ≥ 2b. An index is
+// i = (h, m, l), h and l of b bits and m of log_n − 2b, and its image is
+// (rev l, rev m, rev h). Block m, one for each pair m ≤ m' = rev m, reads
+// tiles m and m' (rows h, columns l) and writes each transposed into the
+// other's place, so that reads and writes are both runs of 2^b elements
+// instead of single scattered elements.
+__global__ void __launch_bounds__(BITREV_THREADS) ntt_bitrev_tiles(fr_t* __restrict__ a, uint32_t log_n) {
+  constexpr uint32_t b = BITREV_TILE_BITS, T = 1u << b;
+  __shared__ fr_t A[T][T + 1], B[T][T + 1];  // padded rows: the transposed reads spread over banks
+  const uint32_t mb = log_n - 2 * b;
+  const uint32_t m = blockIdx.x;
+  const uint32_t mr = mb ? __brev(m) >> (32 - mb) : 0;
+  if (m > mr) return;  // the pair is block mr's
+  const uint32_t y = threadIdx.x >> b, x = threadIdx.x & (T - 1);
+  const uint32_t ry = __brev(y) >> (32 - b), rx = __brev(x) >> (32 - b);
+  const uint64_t row = (uint64_t)y << (mb + b);
+  A[y][x] = a[row | ((uint64_t)m << b) | x];
+  if (m != mr) B[y][x] = a[row | ((uint64_t)mr << b) | x];
+  __syncthreads();
+  // Position (y, mr, x) receives (h, m, l) with rev l = y, rev h = x.
+  a[row | ((uint64_t)mr << b) | x] = A[rx][ry];
+  if (m != mr) a[row | ((uint64_t)m << b) | x] = B[rx][ry];
+}
+
+// bitrev_launch is the bit reversal of 2^log_n elements: tiled, or one
+// element per thread below two tiles.
+struct bitrev_launch {
+  bool tiled;
+  unsigned blocks, threads;
+};
+
+inline bitrev_launch plan_bitrev(uint32_t log_n, unsigned elementwise_threads) {
+  if (log_n >= 2 * BITREV_TILE_BITS) return {true, 1u << (log_n - 2 * BITREV_TILE_BITS), BITREV_THREADS};
+  const uint64_t n = 1ull << log_n;
+  const unsigned t = n < elementwise_threads ? (unsigned)n : elementwise_threads;
+  return {false, (unsigned)((n + t - 1) / t), t};
+}
+
 // ntt_fill_diag writes ntt_twiddles.diag from the power table T of ω_{2^28}.
 __global__ void ntt_fill_diag(fr_t* __restrict__ out, pow_table T) {
   uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x < (1u << DIAG_BITS)) out[x] = pow_lookup(T, x << (NTT_MAX_LOG - DIAG_BITS));
+  if (x < (1u << DIAG_BITS)) out[x] = pow_lookup(T, x << (NTT_ROOT_LOG - DIAG_BITS));
 }
 
-
-// ELEMENTWISE_THREADS is the block size of the element-wise kernels (ntt_scale,
-// ntt_bitrev, ntt_fill_diag): one element per thread.
+// ELEMENTWISE_THREADS is the block size of the element-wise kernels
+// (ntt_bitrev, ntt_fill_diag): one element per thread.
 constexpr unsigned ELEMENTWISE_THREADS = 256;
 
-// ntt_t is one transform of size 2^log_n in place on the device array d, its
-// kernels enqueued on the stream s. ntt_run calls the steps in this order:
-// coset_shift (forward coset transforms), passes, bit_reverse (when the
-// requested output order is not the one the passes leave), scale_inverse
-// (inverse transforms).
-class ntt_t {
-  fr_t* d;
-  uint32_t log_n;
-  cudaStream_t s;
-  unsigned eg, eb;  // grid and block of the element-wise kernels
-
- public:
-  ntt_t(fr_t* d_, uint32_t log_n_, cudaStream_t s_) : d(d_), log_n(log_n_), s(s_) {
-    uint64_t n = 1ull << log_n;
-    eb = n < ELEMENTWISE_THREADS ? (unsigned)n : ELEMENTWISE_THREADS;
-    eg = (unsigned)((n + eb - 1) / eb);
-  }
-
-  // coset_shift sets a_j *= shift^j, where j is a_j's index in natural order
-  // (bitrev: the array is in bit-reversed order) and shift_pows the table of
-  // the shift's powers.
-  void coset_shift(const pow_table& shift_pows, bool bitrev) {
-    ntt_scale<<<eg, eb, 0, s>>>(d, log_n, bitrev, true, shift_pows, false, fr_t::one());
-    CUZK_LAUNCHED();
-  }
-
-  // passes runs the log_n radix-2 stages with the powers T of ω (ω⁻¹ for the
-  // inverse): decimation in frequency from natural to bit-reversed order, or
-  // with dit decimation in time from bit-reversed to natural order. The plan
-  // is ⌈log_n / PASS_BITS⌉ passes of k_p stages each, the larger passes first.
-  void passes(const ntt_twiddles& T, bool dit) {
-    const uint32_t np = (log_n + PASS_BITS - 1) / PASS_BITS;
-    uint32_t ks[(NTT_MAX_LOG + PASS_BITS - 1) / PASS_BITS];
-    for (uint32_t p = 0; p < np; p++) ks[p] = log_n / np + (p < log_n % np ? 1 : 0);
-    for (uint32_t pi = 0; pi < np; pi++) {
-      uint32_t p = dit ? (np - 1 - pi) : pi;
-      uint32_t s0 = 0;
-      for (uint32_t q = 0; q < p; q++) s0 += ks[q];
-      uint32_t k = ks[p];
-      uint32_t L = log_n - s0 - k;
-      uint32_t lg = PASS_BITS - k < L ? PASS_BITS - k : L;
-      uint32_t GK = 1u << (k + lg);
-      unsigned threads = GK / 4 < PASS_THREADS ? GK / 4 : PASS_THREADS;
-      if (threads == 0) threads = 1;
-      unsigned blocks = (unsigned)((1ull << log_n) / GK);
-      size_t smem = (GK + (1u << k) / 2) * sizeof(fr_t);
-      if (dit)
-        ntt_pass<true><<<blocks, threads, smem, s>>>(d, log_n, s0, k, lg, T);
-      else
-        ntt_pass<false><<<blocks, threads, smem, s>>>(d, log_n, s0, k, lg, T);
-      CUZK_LAUNCHED();
-    }
-  }
-
-  // bit_reverse swaps a_i and a_bitrev(i).
-  void bit_reverse() {
-    ntt_bitrev<<<eg, eb, 0, s>>>(d, log_n);
-    CUZK_LAUNCHED();
-  }
-
-  // scale_inverse sets a_j *= n⁻¹, and with coset also by shift^(−j) from the
-  // table inv_shift_pows (bitrev: the array is in bit-reversed order).
-  void scale_inverse(bool bitrev, bool coset, const pow_table& inv_shift_pows) {
-    fr_t two = fr_t::one() + fr_t::one();
-    fr_t ninv = two.pow_u64(log_n).inverse();
-    ntt_scale<<<eg, eb, 0, s>>>(d, log_n, bitrev, coset, inv_shift_pows, true, ninv);
-    CUZK_LAUNCHED();
-  }
+// ntt_launch is one pass kernel launch of a plan.
+struct ntt_launch {
+  bool dit;
+  ntt_pass_args args;
+  unsigned blocks, threads;
+  size_t smem;  // bytes
 };
+
+// ntt_plan is a transform of size 2^log_n: its passes, in launch order, and
+// whether a bit reversal follows them.
+struct ntt_plan {
+  uint32_t np = 0;
+  ntt_launch pass[(NTT_ROOT_LOG + PASS_BITS - 1) / PASS_BITS];
+  bool bitrev_after = false;
+};
+
+// index_factor is the factor T(j) = lo[j mod 2^14]·hi[j >> 14] of the
+// element of natural index j (bitrev: the elements are in bit-reversed order).
+inline ntt_factor index_factor(const pow_table& T, bool bitrev) {
+  ntt_factor f{};
+  f.kind = FACTOR_INDEX;
+  f.lo_bits = POW_BITS;
+  f.bitrev = bitrev;
+  f.lo = T.lo;
+  f.hi = T.hi;
+  return f;
+}
+
+// const_factor is the factor c of every element.
+inline ntt_factor const_factor(const fr_t& c) {
+  ntt_factor f{};
+  f.kind = FACTOR_CONST;
+  f.c = c;
+  return f;
+}
+
+// ntt_size_inverse returns n⁻¹ = 2^(−log_n) in Fr.
+inline fr_t ntt_size_inverse(uint32_t log_n) {
+  const fr_t two = fr_t::one() + fr_t::one();
+  return two.pow_u64(log_n).inverse();
+}
+
+// make_ntt_plan plans a transform with the powers T of ω (ω⁻¹ for the
+// inverse): ⌈log_n / PASS_BITS⌉ passes of k_p stages each, the larger first,
+// decimation in frequency from natural input (its passes leave bit-reversed
+// order) or with in_bitrev decimation in time (they leave natural order), then
+// a bit reversal when out_bitrev asks for the other order. first_load is
+// applied as the first pass reads (the forward coset shift g^j), last_store
+// as the last pass writes (n⁻¹, times g^(−j) on a coset); the twiddle
+// diagonals fall on the other side of those passes (DIF: on store of every
+// pass but the last; DIT: on load of every pass but the first). scaled_lo,
+// when given, replaces T.pow.lo in the two-lookup diagonal of the whole array
+// (s0 = 0, log_n > DIAG_BITS): a low table c·ω^i scales every element by c.
+inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, const ntt_twiddles& T,
+                              const ntt_factor& first_load, const ntt_factor& last_store,
+                              const fr_t* scaled_lo) {
+  ntt_plan P;
+  const bool dit = in_bitrev;
+  const uint32_t np = (log_n + PASS_BITS - 1) / PASS_BITS;
+  uint32_t ks[(NTT_ROOT_LOG + PASS_BITS - 1) / PASS_BITS];
+  for (uint32_t p = 0; p < np; p++) ks[p] = log_n / np + (p < log_n % np ? 1 : 0);
+  const ntt_factor none{};
+  P.np = np;
+  for (uint32_t pi = 0; pi < np; pi++) {
+    const uint32_t p = dit ? (np - 1 - pi) : pi;
+    uint32_t s0 = 0;
+    for (uint32_t q = 0; q < p; q++) s0 += ks[q];
+    const uint32_t k = ks[p];
+    const uint32_t L = log_n - s0 - k;
+    const uint32_t lg = PASS_BITS - k < L ? PASS_BITS - k : L;
+    const uint32_t GK = 1u << (k + lg);
+    ntt_factor diag = L > 0 ? diag_factor(T, log_n - s0) : none;
+    if (scaled_lo && s0 == 0 && L > 0 && log_n > DIAG_BITS) diag.lo = scaled_lo;
+    ntt_launch& l = P.pass[pi];
+    l.dit = dit;
+    l.args = ntt_pass_args{log_n, s0, k, lg, T.pow.hi, none, none};
+    l.args.on_load = dit ? diag : none;
+    l.args.on_store = dit ? none : diag;
+    // The first DIT pass and the last DIF pass have L = 0, so no diagonal is replaced here.
+    if (pi == 0 && first_load.kind != FACTOR_NONE) l.args.on_load = first_load;
+    if (pi + 1 == np && last_store.kind != FACTOR_NONE) l.args.on_store = last_store;
+    l.threads = (GK >> RADIX_BITS) < (uint32_t)PASS_THREADS ? (GK >> RADIX_BITS) : PASS_THREADS;
+    if (l.threads == 0) l.threads = 1;
+    l.blocks = (unsigned)((1ull << log_n) / GK);
+    l.smem = (GK + (1u << k) / 2) * sizeof(fr_t);
+  }
+  P.bitrev_after = !dit != out_bitrev;
+  return P;
+}
+
+// ntt_tables_view are the tables one transform of 2^log_n reads (device
+// pointers, or host ones in csrc/emu).
+struct ntt_tables_view {
+  ntt_twiddles omega, omega_inv;
+  const fr_t* omega_inv_scaled;  // n⁻¹·ω^(−i), i < 2^14: when ntt_diag_scales_inverse
+  pow_table coset_fwd;           // g^i (forward coset)
+  pow_table coset_inv_scaled;    // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
+};
+
+// ntt_diag_scales_inverse says whether an inverse transform without coset
+// applies n⁻¹ through the first pass's two-lookup diagonal (a low table
+// n⁻¹·ω^(−i), no product of its own) instead of a product on the last store:
+// when the whole array is a pass's sub-transform with a diagonal larger than
+// the one-lookup table.
+inline bool ntt_diag_scales_inverse(uint32_t log_n, bool inverse, bool coset) {
+  return inverse && !coset && log_n > (uint32_t)DIAG_BITS && log_n > (uint32_t)PASS_BITS;
+}
+
+// plan_ntt plans the transform of cuzk_ntt_cfg_t's flags with the tables v.
+inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitrev, bool out_bitrev,
+                         const ntt_tables_view& v) {
+  const bool dit = in_bitrev;
+  // j's order: the input's on the first load, the passes' output order
+  // (bit-reversed after DIF) on the last store.
+  ntt_factor first{}, last{};
+  const fr_t* scaled_lo = nullptr;
+  if (!inverse && coset) first = index_factor(v.coset_fwd, dit);
+  if (inverse && coset)
+    last = index_factor(v.coset_inv_scaled, !dit);
+  else if (ntt_diag_scales_inverse(log_n, inverse, coset))
+    scaled_lo = v.omega_inv_scaled;
+  else if (inverse)
+    last = const_factor(ntt_size_inverse(log_n));
+  return make_ntt_plan(log_n, dit, out_bitrev, inverse ? v.omega_inv : v.omega, first, last, scaled_lo);
+}
 
 }  // namespace cuzk

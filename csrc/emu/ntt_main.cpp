@@ -1,0 +1,135 @@
+// ntt_emu runs the NTT kernels of src/ntt.cuh on the host (cuda_emu.h), for
+// gpu/ntt_emu_test.go: the same plan (plan_ntt) and tables as ntt.cu,
+// each pass block's threads emulated with a host array as its shared memory.
+// Build: g++ -std=c++17 -O1 -pthread [-DCUZK_NTT_PASS_BITS=b -DCUZK_NTT_DIAG_BITS=d -DCUZK_NTT_RADIX_BITS=r]
+//        -o ntt_emu ntt_main.cpp
+//
+//   ntt_emu IN OUT   IN: cases (uint64), then per case log_n, inverse, coset, in_bitrev,
+//                    out_bitrev (uint64), the shift (4 uint64, zero for gnark's 7), 2^log_n elements
+//
+// OUT is "OK  " then every case's transformed elements, one case after another.
+#include "cuda_emu.h"
+
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "../src/ntt.cuh"
+
+using namespace cuzk;
+
+// host_twiddles owns the tables of one root (ntt.cu's make_twiddles) and its
+// low tables scaled by n⁻¹ (ntt.cu's inverse_scaled).
+struct host_twiddles {
+  std::vector<fr_t> lo, hi, diag;
+  std::map<uint32_t, std::vector<fr_t>> lo_scaled;
+  ntt_twiddles T;
+  const fr_t* scaled(uint32_t log_n) {
+    auto& v = lo_scaled[log_n];
+    if (v.empty()) {
+      v = lo;
+      const fr_t ninv = ntt_size_inverse(log_n);
+      for (auto& x : v) x = x * ninv;
+    }
+    return v.data();
+  }
+  explicit host_twiddles(const fr_t& w) {
+    pow_table_host(w, lo, hi);
+    diag.resize(size_t(1) << DIAG_BITS);
+    T.pow = pow_table{lo.data(), hi.data()};
+    for (uint32_t x = 0; x < diag.size(); x++) diag[x] = pow_lookup(T.pow, x << (NTT_ROOT_LOG - DIAG_BITS));
+    T.diag = diag.data();
+  }
+};
+
+// host_coset owns the tables of one shift (ntt.cu's coset_for).
+struct host_coset {
+  std::vector<fr_t> flo, fhi, ilo, ihi;
+  std::map<uint32_t, std::vector<fr_t>> scaled;
+  explicit host_coset(const fr_t& g) {
+    pow_table_host(g, flo, fhi);
+    pow_table_host(g.inverse(), ilo, ihi);
+  }
+  const fr_t* inv_scaled(uint32_t log_n) {
+    auto& v = scaled[log_n];
+    if (v.empty()) {
+      v = ilo;
+      const fr_t ninv = ntt_size_inverse(log_n);
+      for (auto& x : v) x = x * ninv;
+    }
+    return v.data();
+  }
+};
+
+static uint64_t read_u64(std::ifstream& f) {
+  uint64_t x = 0;
+  f.read(reinterpret_cast<char*>(&x), 8);
+  return x;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) return 2;
+  std::ifstream f(argv[1], std::ios::binary);
+  std::ofstream o(argv[2], std::ios::binary);
+  const fr_t w = ntt_root();
+  host_twiddles om(w), omi(w.inverse());
+  std::vector<std::unique_ptr<host_coset>> cosets;
+  std::vector<fr_t> shifts;
+  o << "OK  ";
+  const uint64_t cases = read_u64(f);
+  for (uint64_t ci = 0; ci < cases && f; ci++) {
+    const uint32_t log_n = (uint32_t)read_u64(f);
+    const bool inv = read_u64(f) != 0, coset = read_u64(f) != 0, dit = read_u64(f) != 0, out_br = read_u64(f) != 0;
+    uint64_t sw[4];
+    for (auto& x : sw) x = read_u64(f);
+    if (log_n < 1 || log_n > 20) return 3;
+    std::vector<fr_t> a(size_t(1) << log_n);
+    f.read(reinterpret_cast<char*>(a.data()), a.size() * sizeof(fr_t));
+
+    ntt_tables_view v{};
+    v.omega = om.T;
+    v.omega_inv = omi.T;
+    if (coset) {
+      fr_t g = ntt_default_shift();
+      if (sw[0] | sw[1] | sw[2] | sw[3])
+        for (int i = 0; i < 4; i++) {
+          g.l[2 * i] = (uint32_t)sw[i];
+          g.l[2 * i + 1] = (uint32_t)(sw[i] >> 32);
+        }
+      size_t i = 0;
+      while (i < shifts.size() && !(shifts[i] == g)) i++;
+      if (i == shifts.size()) {
+        shifts.push_back(g);
+        cosets.emplace_back(new host_coset(g));
+      }
+      host_coset& c = *cosets[i];
+      v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
+      v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
+    }
+    if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = omi.scaled(log_n);
+    const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v);
+    for (uint32_t pi = 0; pi < P.np; pi++) {
+      const ntt_launch& l = P.pass[pi];
+      std::vector<fr_t> sh(l.smem / sizeof(fr_t));
+      fr_t* d = a.data();
+      launch(l.blocks, l.threads, [&] {
+        if (l.dit)
+          ntt_pass_block<true>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
+        else
+          ntt_pass_block<false>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
+      });
+    }
+    if (P.bitrev_after) {
+      const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
+      fr_t* d = a.data();
+      launch(br.blocks, br.threads, [&] {
+        if (br.tiled)
+          ntt_bitrev_tiles(d, log_n);
+        else
+          ntt_bitrev(d, log_n);
+      });
+    }
+    o.write(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(fr_t));
+  }
+  return f && o ? 0 : 1;
+}

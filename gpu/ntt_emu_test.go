@@ -1,0 +1,179 @@
+package gpu
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/stretchr/testify/require"
+)
+
+// The tests here run the NTT pass kernels' source (csrc/src/ntt.cuh) on the host through
+// csrc/emu/ntt_main.cpp — the same plan, tables and per-block code as the library, each CUDA
+// thread a host thread — and compare with gnark-crypto's fft.Domain FFT and FFTInverse. They
+// need a C++17 compiler (g++) and skip without one.
+
+// nttEmuConfig is one build of the emulation: pass size, diagonal-table size and stages per
+// step in bits (CUZK_NTT_PASS_BITS, CUZK_NTT_DIAG_BITS, CUZK_NTT_RADIX_BITS). Small pass and
+// table sizes give several passes and the two-lookup diagonal at sizes the emulation runs
+// quickly.
+type nttEmuConfig struct{ passBits, diagBits, radixBits int }
+
+var nttEmuBuilds sync.Map // nttEmuConfig → *nttEmuBuild
+
+type nttEmuBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// nttEmu builds csrc/emu/ntt_main.cpp for c once per test binary and returns the program's path.
+func nttEmu(t *testing.T, c nttEmuConfig) string {
+	t.Helper()
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("no g++ to build the host emulation of the kernels")
+	}
+	v, _ := nttEmuBuilds.LoadOrStore(c, &nttEmuBuild{})
+	b := v.(*nttEmuBuild)
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "cuzk-ntt-emu")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, "ntt_emu")
+		out, err := exec.Command("g++", "-std=c++17", "-O1", "-pthread",
+			fmt.Sprintf("-DCUZK_NTT_PASS_BITS=%d", c.passBits), fmt.Sprintf("-DCUZK_NTT_DIAG_BITS=%d", c.diagBits),
+			fmt.Sprintf("-DCUZK_NTT_RADIX_BITS=%d", c.radixBits),
+			"-o", b.path, "../csrc/emu/ntt_main.cpp").CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("build csrc/emu/ntt_main.cpp: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, b.err)
+	return b.path
+}
+
+// nttEmuCase is one transform for the emulation and its expected result.
+type nttEmuCase struct {
+	name  string
+	cfg   NTTConfig
+	input []fr.Element
+	want  []fr.Element
+}
+
+// runNTTEmu transforms every case's input in one run of the emulation and compares with want.
+func runNTTEmu(t *testing.T, c nttEmuConfig, cases []nttEmuCase) {
+	t.Helper()
+	var b bytes.Buffer
+	put := func(v ...uint64) { require.NoError(t, binary.Write(&b, binary.LittleEndian, v)) }
+	flag := func(x bool) uint64 {
+		if x {
+			return 1
+		}
+		return 0
+	}
+	put(uint64(len(cases)))
+	total := 0
+	for _, k := range cases {
+		logN, err := logLen(len(k.input))
+		require.NoError(t, err)
+		put(uint64(logN), flag(k.cfg.Inverse), flag(k.cfg.Coset), flag(k.cfg.InputBitReversed), flag(k.cfg.OutputBitReversed))
+		put(k.cfg.Shift[:]...)
+		b.Write(elementBytes(k.input))
+		total += len(k.input)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	require.NoError(t, os.WriteFile(in, b.Bytes(), 0o600))
+	msg, err := exec.Command(nttEmu(t, c), in, out).CombinedOutput()
+	require.NoError(t, err, "%s", msg)
+	res, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(res, []byte("OK  ")), "emulation output %q", res[:min(len(res), 64)])
+	require.Len(t, res, 4+total*fr.Bytes)
+	got := make([]fr.Element, total)
+	copy(elementBytes(got), res[4:])
+	for _, k := range cases {
+		n := len(k.input)
+		for i := range n {
+			if got[i] != k.want[i] {
+				t.Fatalf("%+v %s: element %d differs from gnark", c, k.name, i)
+			}
+		}
+		got = got[n:]
+	}
+}
+
+// nttGnarkCases are the transforms of random inputs of 2^1..2^maxLog, forward and inverse,
+// with and without gnark's coset, in the four index orders, and a coset with another shift.
+func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
+	rng := newRand(t)
+	var cases []nttEmuCase
+	for logN := 1; logN <= maxLog; logN++ {
+		n := 1 << logN
+		dom := fft.NewDomain(uint64(n))
+		for _, inv := range []bool{false, true} {
+			for _, coset := range []bool{false, true} {
+				for _, o := range nttOrders {
+					a := randScalars(rng.Uint64(), n)
+					want := append([]fr.Element(nil), a...)
+					gnarkNTT(dom, want, inv, coset, o.inBR, o.outBR)
+					cases = append(cases, nttEmuCase{
+						name:  fmt.Sprintf("2^%d inverse=%v coset=%v %s", logN, inv, coset, o.name),
+						cfg:   NTTConfig{Inverse: inv, Coset: coset, InputBitReversed: o.inBR, OutputBitReversed: o.outBR},
+						input: a, want: want,
+					})
+				}
+			}
+		}
+		var shift fr.Element
+		shift.SetUint64(5)
+		sdom := fft.NewDomain(uint64(n), fft.WithShift(shift))
+		for _, inv := range []bool{false, true} {
+			a := randScalars(rng.Uint64(), n)
+			want := append([]fr.Element(nil), a...)
+			gnarkNTT(sdom, want, inv, true, inv, !inv)
+			cases = append(cases, nttEmuCase{
+				name:  fmt.Sprintf("2^%d inverse=%v shift 5", logN, inv),
+				cfg:   NTTConfig{Inverse: inv, Coset: true, InputBitReversed: inv, OutputBitReversed: !inv, Shift: shift},
+				input: a, want: want,
+			})
+		}
+	}
+	return cases
+}
+
+// TestNTTEmulatedMatchesGnark runs the pass kernels on 2^1..2^12 (-short: 2^8, three builds) in the
+// library's build (2^10-element blocks, radix-4 steps, one-lookup diagonals up to 2^18: one and
+// two passes), with radix-8 steps, and in builds that reach several passes and the two-lookup
+// diagonal at these sizes: 2^4- and 2^5-element blocks with one-lookup diagonals up to 2^3
+// (three passes at 2^12), 2^11-element blocks with diagonals up to 2^6.
+func TestNTTEmulatedMatchesGnark(t *testing.T) {
+	maxLog := 12
+	configs := []nttEmuConfig{{10, 18, 2}, {10, 18, 3}, {4, 3, 2}, {5, 3, 3}, {11, 6, 3}}
+	if testing.Short() {
+		maxLog, configs = 8, []nttEmuConfig{{10, 18, 2}, {4, 3, 2}, {5, 3, 3}}
+	}
+	for _, c := range configs {
+		t.Run(fmt.Sprintf("pass%d-diag%d-radix%d", c.passBits, c.diagBits, 1<<c.radixBits), func(t *testing.T) {
+			cases := nttGnarkCases(t, maxLog)
+			if maxLog < 10 {
+				// The tiled bit reversal pairs distinct tiles from 2^10 on (none at 2^8 and 2^9).
+				for _, k := range nttGnarkCases(t, 10) {
+					if k.name == "2^10 inverse=false coset=false N2N" || k.name == "2^10 inverse=true coset=true R2R" {
+						cases = append(cases, k)
+					}
+				}
+			}
+			runNTTEmu(t, c, cases)
+		})
+	}
+}

@@ -14,7 +14,50 @@
 #define CUZK_EC inline
 #endif
 
+// CUZK_G1_INLINE_ADD selects how the G1 mixed addition, the one formula of
+// the MSM's hot loop, is compiled: 1 inlines it into its kernel with its Fp
+// products inline too, so the accumulator, the loaded point and every
+// temporary stay in registers; 0 keeps it an out-of-line call like the other
+// formulas (its `this` then lives on the stack and each product is a call).
+#ifndef CUZK_G1_INLINE_ADD
+#define CUZK_G1_INLINE_ADD 1
+#endif
+#if CUZK_G1_INLINE_ADD != 0 && CUZK_G1_INLINE_ADD != 1
+#error "CUZK_G1_INLINE_ADD must be 0 or 1"
+#endif
+
 namespace cuzk {
+
+// fmul_hot is the product of the inlined mixed addition: for Fp on the
+// device with CUZK_G1_INLINE_ADD the inline even/odd product, otherwise the
+// field's own operator* (an out-of-line call for Fp on the device). Both give
+// the same Montgomery product.
+template <class F>
+CUZK_HD F fmul_hot(const F& a, const F& b) {
+  return a * b;
+}
+#if defined(__CUDACC__) && CUZK_G1_INLINE_ADD
+template <>
+CUZK_HD fp_t fmul_hot<fp_t>(const fp_t& a, const fp_t& b) {
+#if defined(__CUDA_ARCH__)
+  return fp_t::mul_device(a, b);
+#else
+  return a * b;
+#endif
+}
+#endif
+
+// ec_hot_traits says whether the mixed addition over F is inlined
+// (CUZK_G1_INLINE_ADD, G1 only: G2's Fp2 products are three Fp products each,
+// too much code to inline).
+template <class F>
+struct ec_hot_traits {
+  static constexpr bool inline_add = false;
+};
+template <>
+struct ec_hot_traits<fp_t> {
+  static constexpr bool inline_add = CUZK_G1_INLINE_ADD != 0;
+};
 
 template <class F>
 struct affine_t {
@@ -64,33 +107,66 @@ struct xyzz_t {
     zzz = w;
   }
 
-  // add_affine sets this = this + q (mixed addition).
-  CUZK_EC void add_affine(const affine_t<F>& q) {
+  // dbl_affine returns 2·p, by value in and out: the inlined mixed addition
+  // calls it so that its accumulator, in registers, need not go to memory.
+  static CUZK_EC xyzz_t dbl_affine(affine_t<F> p) {
+    xyzz_t r;
+    r.set_dbl_affine(p);
+    return r;
+  }
+
+  // add_affine sets this = this + q (mixed addition), an out-of-line call.
+  CUZK_EC void add_affine(const affine_t<F>& q) { add_affine_body<false>(q); }
+
+  // add_affine_hot is add_affine for the MSM's accumulation loops: with
+  // ec_hot_traits<F>::inline_add the formula is inlined into the caller, so
+  // the accumulator stays in registers; otherwise it is add_affine.
+  CUZK_HD void add_affine_hot(const affine_t<F>& q) {
+    if constexpr (ec_hot_traits<F>::inline_add)
+      add_affine_body<true>(q);
+    else
+      add_affine(q);
+  }
+
+  // add_affine_body is madd-2008-s: 8 products and 2 squarings, through
+  // fmul_hot when HOT (the inlined addition) and operator* otherwise; the
+  // rare doubling branch (q = this) is an out-of-line call either way.
+  template <bool HOT>
+  CUZK_HD void add_affine_body(const affine_t<F>& q) {
+    auto mul = [](const F& a, const F& b) -> F {
+      if constexpr (HOT)
+        return fmul_hot(a, b);
+      else
+        return a * b;
+    };
     if (q.is_inf()) return;
     if (is_inf()) {
       *this = from_affine(q);
       return;
     }
-    F u2 = q.x * zz;
-    F s2 = q.y * zzz;
+    F u2 = mul(q.x, zz);
+    F s2 = mul(q.y, zzz);
     F p = u2 - x;
     F r = s2 - y;
     if (p.is_zero()) {
       if (r.is_zero()) {
-        set_dbl_affine(q);
+        if constexpr (HOT)
+          *this = dbl_affine(q);
+        else
+          set_dbl_affine(q);
       } else {
         *this = inf();
       }
       return;
     }
-    F pp = p.sqr();
-    F ppp = p * pp;
-    F qq = x * pp;
-    F x3 = r.sqr() - ppp - qq.dbl();
-    y = r * (qq - x3) - y * ppp;
+    F pp = mul(p, p);
+    F ppp = mul(p, pp);
+    F qq = mul(x, pp);
+    F x3 = mul(r, r) - ppp - qq.dbl();
+    y = mul(r, qq - x3) - mul(y, ppp);
     x = x3;
-    zz = zz * pp;
-    zzz = zzz * ppp;
+    zz = mul(zz, pp);
+    zzz = mul(zzz, ppp);
   }
 
   // add sets this = this + q for q in XYZZ form.

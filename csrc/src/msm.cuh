@@ -157,7 +157,7 @@ __global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uin
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add(in[j]);
+  for (uint64_t j = t * L; j < end; j++) acc.add_hot(in[j]);
   out[t] = acc;
 }
 
@@ -240,7 +240,7 @@ struct src_t {
     if (AFF)
       acc.add_affine_hot(load_affine(P, vals[i]));
     else
-      acc.add(part[i]);
+      acc.add_hot(part[i]);
   }
   // prefetch asks L2 for the point of pair i (< M), which a later add_to reads.
   __device__ __forceinline__ void prefetch(uint64_t i, uint64_t M) const {
@@ -329,8 +329,8 @@ __global__ void MSM_BOUNDS(F) msm_window_segments(const xyzz_t<F>* __restrict__ 
   uint32_t lo = g * S, hi = min(nb, lo + S);
   xyzz_t<F> run = xyzz_t<F>::inf(), acc = xyzz_t<F>::inf();
   for (uint32_t b = hi; b > lo; b--) {
-    run.add(B[b - 1]);
-    acc.add(run);
+    run.add_hot(B[b - 1]);
+    acc.add_hot(run);
   }
   if (lo) {
     // acc += lo·run

@@ -37,13 +37,18 @@
 
 namespace cuzk {
 
-// fmul_hot is the product of the inlined additions: for Fp on the device
-// with CUZK_G1_INLINE_ADD or CUZK_G1_INLINE_XYZZ the inline even/odd
-// product, otherwise the field's own operator* (an out-of-line call for Fp on
-// the device). Both give the same Montgomery product.
+// fmul_hot and fsqr_hot are the product and square of the inlined
+// additions: for Fp on the device with CUZK_G1_INLINE_ADD or
+// CUZK_G1_INLINE_XYZZ the inline mul_device and sqr_device, otherwise the
+// field's own operator* and sqr (out-of-line calls for Fp on the device).
+// Either gives the same Montgomery product.
 template <class F>
 CUZK_HD F fmul_hot(const F& a, const F& b) {
   return a * b;
+}
+template <class F>
+CUZK_HD F fsqr_hot(const F& a) {
+  return a.sqr();
 }
 #if defined(__CUDACC__) && (CUZK_G1_INLINE_ADD || CUZK_G1_INLINE_XYZZ)
 template <>
@@ -52,6 +57,16 @@ CUZK_HD fp_t fmul_hot<fp_t>(const fp_t& a, const fp_t& b) {
   return fp_t::mul_device(a, b);
 #else
   return a * b;
+#endif
+}
+template <>
+CUZK_HD fp_t fsqr_hot<fp_t>(const fp_t& a) {
+#if defined(__CUDA_ARCH__) && CUZK_FP_SQR
+  return fp_t::sqr_device(a);
+#elif defined(__CUDA_ARCH__)
+  return fp_t::mul_device(a, a);
+#else
+  return a.sqr();
 #endif
 }
 #endif
@@ -140,7 +155,7 @@ struct xyzz_t {
   }
 
   // add_affine_body is madd-2008-s: 8 products and 2 squarings, through
-  // fmul_hot when HOT (the inlined addition) and operator* otherwise; the
+  // fmul_hot/fsqr_hot when HOT (the inlined addition), operator*/sqr otherwise; the
   // rare doubling branch (q = this) is an out-of-line call either way.
   template <bool HOT>
   CUZK_HD void add_affine_body(const affine_t<F>& q) {
@@ -149,6 +164,12 @@ struct xyzz_t {
         return fmul_hot(a, b);
       else
         return a * b;
+    };
+    auto sq = [](const F& a) -> F {
+      if constexpr (HOT)
+        return fsqr_hot(a);
+      else
+        return a.sqr();
     };
     if (q.is_inf()) return;
     if (is_inf()) {
@@ -170,10 +191,10 @@ struct xyzz_t {
       }
       return;
     }
-    F pp = mul(p, p);
+    F pp = sq(p);
     F ppp = mul(p, pp);
     F qq = mul(x, pp);
-    F x3 = mul(r, r) - ppp - qq.dbl();
+    F x3 = sq(r) - ppp - qq.dbl();
     y = mul(r, qq - x3) - mul(y, ppp);
     x = x3;
     zz = mul(zz, pp);
@@ -201,8 +222,8 @@ struct xyzz_t {
     return p;
   }
 
-  // add_body is add-2008-s: 12 products and 2 squarings, through fmul_hot
-  // when HOT and operator* otherwise; the doubling branch (q = this) is an
+  // add_body is add-2008-s: 12 products and 2 squarings, through
+  // fmul_hot/fsqr_hot when HOT, operator*/sqr otherwise; the doubling branch (q = this) is an
   // out-of-line call either way.
   template <bool HOT>
   CUZK_HD void add_body(const xyzz_t& q) {
@@ -211,6 +232,12 @@ struct xyzz_t {
         return fmul_hot(a, b);
       else
         return a * b;
+    };
+    auto sq = [](const F& a) -> F {
+      if constexpr (HOT)
+        return fsqr_hot(a);
+      else
+        return a.sqr();
     };
     if (q.is_inf()) return;
     if (is_inf()) {
@@ -234,10 +261,10 @@ struct xyzz_t {
       }
       return;
     }
-    F pp = mul(p, p);
+    F pp = sq(p);
     F ppp = mul(p, pp);
     F qq = mul(u1, pp);
-    F x3 = mul(r, r) - ppp - qq.dbl();
+    F x3 = sq(r) - ppp - qq.dbl();
     y = mul(r, qq - x3) - mul(s1, ppp);
     x = x3;
     zz = mul(mul(zz, q.zz), pp);

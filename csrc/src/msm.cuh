@@ -24,6 +24,7 @@
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "curve.cuh"
@@ -42,11 +43,12 @@
 
 // CUZK_G1_BLOCKS and CUZK_G2_BLOCKS are the blocks per SM each point kernel
 // must fit, which caps its registers at 65536 / (CUZK_MSM_THREADS·blocks).
-// G1 fits 4 at its natural ≈ 122 registers; G2 (≈ 220 natural) at 2 was
+// G1 at 3 holds the inlined mixed addition (CUZK_G1_INLINE_ADD, ≈ 160
+// registers natural) with at most a few bytes of spills; G2 (≈ 220 natural) at 2 was
 // measured faster than 3 or 4, whose spills cost more than the extra warps
 // bring (docs/gpu-kernels.md).
 #ifndef CUZK_G1_BLOCKS
-#define CUZK_G1_BLOCKS 4
+#define CUZK_G1_BLOCKS 3
 #endif
 #if CUZK_G1_BLOCKS < 1 || CUZK_G1_BLOCKS * CUZK_MSM_THREADS > 2048
 #error "CUZK_G1_BLOCKS must be at least 1 and CUZK_G1_BLOCKS·CUZK_MSM_THREADS at most 2048 (threads per SM)"
@@ -78,6 +80,16 @@
 #endif
 #if CUZK_MSM_MAX_C < 4 || CUZK_MSM_MAX_C > 24
 #error "CUZK_MSM_MAX_C must be in [4, 24]"
+#endif
+
+// CUZK_MSM_PREFETCH is how many pairs ahead the accumulation kernels ask L2
+// for the affine point they will add (prefetch.global.L2, no registers held):
+// 0 turns it off.
+#ifndef CUZK_MSM_PREFETCH
+#define CUZK_MSM_PREFETCH 2
+#endif
+#if CUZK_MSM_PREFETCH < 0 || CUZK_MSM_PREFETCH > 16
+#error "CUZK_MSM_PREFETCH must be in [0, 16]"
 #endif
 
 namespace cuzk {
@@ -133,7 +145,7 @@ __global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, con
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add_affine(P[idx[j]]);
+  for (uint64_t j = t * L; j < end; j++) acc.add_affine_hot(P[idx[j]]);
   out[t] = acc;
 }
 
@@ -145,7 +157,7 @@ __global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uin
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add(in[j]);
+  for (uint64_t j = t * L; j < end; j++) acc.add_hot(in[j]);
   out[t] = acc;
 }
 
@@ -226,9 +238,16 @@ struct src_t {
   const xyzz_t<F>* part;
   __device__ __forceinline__ void add_to(xyzz_t<F>& acc, uint64_t i) const {
     if (AFF)
-      acc.add_affine(load_affine(P, vals[i]));
+      acc.add_affine_hot(load_affine(P, vals[i]));
     else
-      acc.add(part[i]);
+      acc.add_hot(part[i]);
+  }
+  // prefetch asks L2 for the point of pair i (< M), which a later add_to reads.
+  __device__ __forceinline__ void prefetch(uint64_t i, uint64_t M) const {
+    if (!AFF || CUZK_MSM_PREFETCH == 0 || i >= M) return;
+    const char* a = (const char*)(P + (vals[i] & 0x7fffffffu));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(a + sizeof(affine_t<F>) - 1));
   }
 };
 
@@ -269,6 +288,7 @@ __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, 
       acc = xyzz_t<F>::inf();
       cur = k;
     }
+    src.prefetch(i + CUZK_MSM_PREFETCH, e);
     src.add_to(acc, i);
   }
   okeys[o] = cur;
@@ -288,6 +308,7 @@ __global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F
     uint32_t k = keys[i];
     xyzz_t<F> acc = xyzz_t<F>::inf();
     do {
+      src.prefetch(i + CUZK_MSM_PREFETCH, M);
       src.add_to(acc, i);
       i++;
     } while (i < M && keys[i] == k);
@@ -308,8 +329,8 @@ __global__ void MSM_BOUNDS(F) msm_window_segments(const xyzz_t<F>* __restrict__ 
   uint32_t lo = g * S, hi = min(nb, lo + S);
   xyzz_t<F> run = xyzz_t<F>::inf(), acc = xyzz_t<F>::inf();
   for (uint32_t b = hi; b > lo; b--) {
-    run.add(B[b - 1]);
-    acc.add(run);
+    run.add_hot(B[b - 1]);
+    acc.add_hot(run);
   }
   if (lo) {
     // acc += lo·run
@@ -326,6 +347,63 @@ __global__ void MSM_BOUNDS(F) msm_window_segments(const xyzz_t<F>* __restrict__ 
 }
 
 // ---- host side ---------------------------------------------------------------
+// msm_timer measures the steps of one MSM on the device when the environment
+// variable CUZK_MSM_TIMING is 1: mark(name) records a CUDA event on the
+// stream and charges the time since the previous mark to name (a name marked
+// once per batch adds up); report waits for the stream and prints one line to
+// stderr, "cuzk msm: n=… ones=… others=… c=… W=… | classify 1.23 ms | … |
+// total … ms". Unset or 0, every call returns at once.
+class msm_timer {
+  struct mark_t {
+    const char* name;
+    cudaEvent_t ev;
+  };
+  const cudaStream_t s;
+  const bool on;
+  std::vector<mark_t> marks;
+
+ public:
+  explicit msm_timer(cudaStream_t stream) : s(stream), on(enabled()) { mark("start"); }
+  msm_timer(const msm_timer&) = delete;
+  msm_timer& operator=(const msm_timer&) = delete;
+  ~msm_timer() {
+    for (auto& m : marks) cudaEventDestroy(m.ev);
+  }
+  // enabled reads CUZK_MSM_TIMING: unset or "0" is off, "1" on, anything else an error.
+  static bool enabled() {
+    const char* v = getenv("CUZK_MSM_TIMING");
+    if (!v || !strcmp(v, "0")) return false;
+    require(!strcmp(v, "1"), std::string("CUZK_MSM_TIMING=") + v + ": must be 0 or 1");
+    return true;
+  }
+  void mark(const char* name) {
+    if (!on) return;
+    cudaEvent_t e;
+    CUZK_CUDA(cudaEventCreate(&e));
+    marks.push_back({name, e});
+    CUZK_CUDA(cudaEventRecord(e, s));
+  }
+  void report(uint64_t n, uint64_t n1, uint64_t m, uint32_t c, uint32_t W) {
+    if (!on) return;
+    CUZK_CUDA(cudaStreamSynchronize(s));
+    std::vector<std::pair<const char*, float>> sums;
+    float total = 0;
+    for (size_t i = 1; i < marks.size(); i++) {
+      float ms = 0;
+      CUZK_CUDA(cudaEventElapsedTime(&ms, marks[i - 1].ev, marks[i].ev));
+      total += ms;
+      size_t k = 0;
+      while (k < sums.size() && strcmp(sums[k].first, marks[i].name)) k++;
+      if (k == sums.size()) sums.push_back({marks[i].name, 0.f});
+      sums[k].second += ms;
+    }
+    fprintf(stderr, "cuzk msm: n=%llu ones=%llu others=%llu c=%u W=%u", (unsigned long long)n,
+            (unsigned long long)n1, (unsigned long long)m, c, W);
+    for (auto& p : sums) fprintf(stderr, " | %s %.2f ms", p.first, p.second);
+    fprintf(stderr, " | total %.2f ms\n", total);
+  }
+};
+
 // msm_t<F> is one MSM over the affine points P (device) and the scalars S
 // (device, Montgomery form), n of each, its work enqueued on the stream s.
 // invoke runs the numbered steps above; the members carry what one step hands
@@ -364,6 +442,19 @@ class msm_t {
     CUZK_CUDA(cudaMemcpyAsync(&h, d, sizeof(T), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA(cudaStreamSynchronize(s));
     return h;
+  }
+
+  // env_window reads CUZK_MSM_C, a window width that overrides the cost model
+  // (for tuning on the device): 0 when unset, an error outside [MIN_C, 24]
+  // (24 keeps keys within 32 bits and G1's buckets within 17 GiB).
+  static uint32_t env_window() {
+    const char* v = getenv("CUZK_MSM_C");
+    if (!v || !*v) return 0;
+    char* end = nullptr;
+    unsigned long x = strtoul(v, &end, 10);
+    require(*end == 0 && x >= MIN_C && x <= 24,
+            std::string("CUZK_MSM_C=") + v + ": must be a window width in bits from 4 to 24");
+    return (uint32_t)x;
   }
 
   // choose_c picks the window width c minimizing m·W + 3·W·2^(c−1) point additions
@@ -435,7 +526,8 @@ class msm_t {
   // windows sets the window geometry for the m ≥ 1 other scalars and zeroes
   // the buckets.
   void windows() {
-    c = choose_c(m);
+    c = env_window();
+    if (c == 0) c = choose_c(m);
     W = (256 + c - 1) / c;
     nb = 1u << (c - 1);
     uint32_t wbits = 0;
@@ -580,10 +672,13 @@ class msm_t {
       X::inf().to_jacobian(out);
       return;
     }
+    msm_timer timer(s);
     classify();
+    timer.mark("classify");
     dbuf_t<X> ones_sum;
     if (n1) ones_sum = sum_ones();
     ones.reset();
+    timer.mark("ones");
 
     std::vector<X> wsum;
     if (m) {
@@ -595,12 +690,17 @@ class msm_t {
         uint32_t w1 = w0 + Wg < W ? w0 + Wg : W;
         uint64_t M = (uint64_t)(w1 - w0) * m;
         dbuf_t<uint32_t> k0(M, s), k1(M, s), v0(M, s), v1(M, s);
+        timer.mark("alloc");
         digits(w0, w1, k0, v0);
+        timer.mark("digits");
         cub::DoubleBuffer<uint32_t> dk(k0.p, k1.p), dv(v0.p, v1.p);
         sort(dk, dv, M);
+        timer.mark("sort");
         accumulate(dk.Current(), dv.Current(), M);
+        timer.mark("accumulate");
       }
       dbuf_t<X> sums = reduce();
+      timer.mark("reduce");
       wsum.resize(W);
       CUZK_CUDA(cudaMemcpyAsync(wsum.data(), sums.p, W * sizeof(X), cudaMemcpyDeviceToHost, s));
     }
@@ -609,6 +709,7 @@ class msm_t {
     CUZK_CUDA(cudaStreamSynchronize(s));
     CUZK_LAUNCHED();
     collect(wsum, hones, out);
+    timer.report(n, n1, m, c, W);
   }
 };
 

@@ -1,0 +1,42 @@
+// field_check runs field.cuh's device carry-chain arithmetic for Fp (mul_device,
+// sqr_device) on the host, the PTX carry instructions emulated (CUZK_PTX_EMU), for
+// gpu/msm_sqr_test.go, which compares the outputs with gnark-crypto.
+// Build: g++ -std=c++17 -O1 -o field_check field_check.cpp
+//
+//   field_check IN OUT   IN: n (uint64), then n elements a and n elements b (Fp, 48 bytes
+//                        each, gnark's limb layout, Montgomery form, each < p)
+//
+// OUT is "OK  ", the n squares sqr_device(a), the n products mul_device(a, b), then the
+// number of carries the emulation saw dropped (uint64; the bounds say 0).
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define CUZK_PTX_EMU 1
+#include <fstream>
+#include <vector>
+
+#include "../src/field.cuh"
+
+using namespace cuzk;
+
+int main(int argc, char** argv) {
+  if (argc != 3) return 2;
+  std::ifstream in(argv[1], std::ios::binary);
+  uint64_t n = 0;
+  in.read(reinterpret_cast<char*>(&n), 8);
+  std::vector<fp_t> a(n), b(n), sq(n), pr(n);
+  in.read(reinterpret_cast<char*>(a.data()), n * sizeof(fp_t));
+  in.read(reinterpret_cast<char*>(b.data()), n * sizeof(fp_t));
+  if (!in) return 3;
+  for (uint64_t i = 0; i < n; i++) {
+    sq[i] = fp_t::sqr_device(a[i]);
+    pr[i] = fp_t::mul_device(a[i], b[i]);
+  }
+  uint64_t dropped = ptx::dropped_carries;
+  std::ofstream out(argv[2], std::ios::binary);
+  out.write("OK  ", 4);
+  out.write(reinterpret_cast<const char*>(sq.data()), n * sizeof(fp_t));
+  out.write(reinterpret_cast<const char*>(pr.data()), n * sizeof(fp_t));
+  out.write(reinterpret_cast<const char*>(&dropped), 8);
+  return out ? 0 : 4;
+}

@@ -1,0 +1,147 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// cyclePattern returns n bases from pts in the order P, −P, P, P, Q, −Q, Q,
+// Q, …: with one scalar for all of them every pair of a window lands in the
+// same bucket, so the accumulation meets the sum of a point and its negation
+// (the point at infinity), a restart from infinity and the doubling of a point
+// added to itself, in every window.
+func cyclePattern[A any](pts []A, n int, neg func(*A, *A)) []A {
+	out := make([]A, n)
+	for i := range out {
+		p := pts[(i/4)%len(pts)]
+		out[i] = p
+		if i%4 == 1 {
+			neg(&out[i], &p)
+		}
+	}
+	return out
+}
+
+// TestMSMSameBucketPaths runs MSMs whose pairs all share one bucket per
+// window (one scalar for every base, bases P, −P, P, P, …) against gnark
+// MultiExp: n = 64 is summed by one thread per run, n = 4100 is first split
+// into chunks (runs longer than 128 pairs), so both accumulation kernels take
+// the cancellation and doubling branches of the mixed addition, G1 and G2.
+func TestMSMSameBucketPaths(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	rng := newRand(t)
+	_, _, g1, g2 := bls12381.Generators()
+	seeds := randScalars(rng.Uint64(), 64)
+	p1 := bls12381.BatchScalarMultiplicationG1(&g1, seeds)
+	p2 := bls12381.BatchScalarMultiplicationG2(&g2, seeds)
+	for _, n := range []int{64, 4100} {
+		b1 := cyclePattern(p1, n, func(d, s *bls12381.G1Affine) { d.Neg(s) })
+		b2 := cyclePattern(p2, n, func(d, s *bls12381.G2Affine) { d.Neg(s) })
+		k := randScalars(rng.Uint64(), 1)[0]
+		sc := make([]fr.Element, n)
+		for i := range sc {
+			sc[i] = k
+		}
+		t.Run(fmt.Sprintf("G1/n=%d", n), func(t *testing.T) {
+			bases, err := d.UploadG1Bases(b1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bases.Close()
+			var want, ga bls12381.G1Affine
+			if _, err := want.MultiExp(b1, sc, ecc.MultiExpConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := bases.MSM(ctx, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ga.FromJacobian(&got)
+			if ga != want {
+				t.Fatalf("G1 MSM n=%d: got %s want %s", n, ga.String(), want.String())
+			}
+		})
+		t.Run(fmt.Sprintf("G2/n=%d", n), func(t *testing.T) {
+			bases, err := d.UploadG2Bases(b2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bases.Close()
+			var want, ga bls12381.G2Affine
+			if _, err := want.MultiExp(b2, sc, ecc.MultiExpConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := bases.MSM(ctx, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ga.FromJacobian(&got)
+			if ga != want {
+				t.Fatalf("G2 MSM n=%d: got %s want %s", n, ga.String(), want.String())
+			}
+		})
+	}
+}
+
+// TestMSMWindowOverride forces the window width through CUZK_MSM_C (the
+// library reads it at each MSM) and compares G1 MSMs of random scalars with
+// gnark MultiExp at widths the cost model does not pick at this size; it also
+// runs one MSM with the step timings on (CUZK_MSM_TIMING=1) and checks that
+// bad values of both variables are refused with an error naming them.
+func TestMSMWindowOverride(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	rng := newRand(t)
+	const n = 3000
+	pts := g1Points(n)
+	bases, err := d.UploadG1Bases(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bases.Close()
+	check := func(t *testing.T) {
+		t.Helper()
+		sc := makeScalars(rng.Uint64(), n, kindRandom)
+		var want, ga bls12381.G1Affine
+		if _, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := bases.MSM(ctx, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga.FromJacobian(&got)
+		if ga != want {
+			t.Fatalf("G1 MSM n=%d: got %s want %s", n, ga.String(), want.String())
+		}
+	}
+	for _, c := range []int{4, 7, 13, 16, 19, 22} {
+		t.Run(fmt.Sprintf("c=%d", c), func(t *testing.T) {
+			t.Setenv("CUZK_MSM_C", fmt.Sprint(c))
+			check(t)
+		})
+	}
+	t.Run("timing", func(t *testing.T) {
+		t.Setenv("CUZK_MSM_TIMING", "1")
+		check(t)
+	})
+	sc := makeScalars(rng.Uint64(), n, kindRandom)
+	for _, bad := range []struct{ name, value string }{
+		{"CUZK_MSM_C", "3"}, {"CUZK_MSM_C", "25"}, {"CUZK_MSM_C", "16x"}, {"CUZK_MSM_TIMING", "yes"},
+	} {
+		t.Run(bad.name+"="+bad.value, func(t *testing.T) {
+			t.Setenv(bad.name, bad.value)
+			_, err := bases.MSM(ctx, sc)
+			if err == nil || !strings.Contains(err.Error(), bad.name) {
+				t.Fatalf("MSM with %s=%s: err = %v, want an error naming %s", bad.name, bad.value, err, bad.name)
+			}
+		})
+	}
+}

@@ -1,13 +1,14 @@
-// field_check runs field.cuh's device carry-chain arithmetic for Fp (mul_device,
-// sqr_device) on the host, the PTX carry instructions emulated (CUZK_PTX_EMU), for
-// gpu/msm_sqr_test.go, which compares the outputs with gnark-crypto.
+// field_check runs field.cuh's device carry-chain product for Fp (mul_device)
+// on the host, the PTX carry instructions emulated (CUZK_PTX_EMU), for
+// gpu/msm_field_test.go, which compares the outputs with gnark-crypto.
 // Build: g++ -std=c++17 -O1 -o field_check field_check.cpp
 //
 //   field_check IN OUT   IN: n (uint64), then n elements a and n elements b (Fp, 48 bytes
 //                        each, gnark's limb layout, Montgomery form, each < p)
 //
-// OUT is "OK  ", the n squares sqr_device(a), the n products mul_device(a, b), then the
-// number of carries the emulation saw dropped (uint64; the bounds say 0).
+// OUT is "OK  ", the n squares mul_device(a, a) (the device's sqr), the n products
+// mul_device(a, b), then the number of carries the emulation saw dropped (uint64; the
+// bounds say 0).
 #define __device__
 #define __host__
 #define __forceinline__ inline
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
   in.read(reinterpret_cast<char*>(b.data()), n * sizeof(fp_t));
   if (!in) return 3;
   for (uint64_t i = 0; i < n; i++) {
-    sq[i] = fp_t::sqr_device(a[i]);
+    sq[i] = fp_t::mul_device(a[i], a[i]);
     pr[i] = fp_t::mul_device(a[i], b[i]);
   }
   uint64_t dropped = ptx::dropped_carries;

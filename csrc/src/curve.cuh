@@ -14,76 +14,7 @@
 #define CUZK_EC inline
 #endif
 
-// CUZK_G1_INLINE_ADD selects how the G1 mixed addition, the one formula of
-// the MSM's hot loop, is compiled: 1 inlines it into its kernel with its Fp
-// products inline too, so the accumulator, the loaded point and every
-// temporary stay in registers; 0 keeps it an out-of-line call like the other
-// formulas (its `this` then lives on the stack and each product is a call).
-#ifndef CUZK_G1_INLINE_ADD
-#define CUZK_G1_INLINE_ADD 1
-#endif
-#if CUZK_G1_INLINE_ADD != 0 && CUZK_G1_INLINE_ADD != 1
-#error "CUZK_G1_INLINE_ADD must be 0 or 1"
-#endif
-
-// CUZK_G1_INLINE_XYZZ does the same for the G1 XYZZ addition of the MSM's
-// partial sums and bucket reduction (1 inline, 0 an out-of-line call).
-#ifndef CUZK_G1_INLINE_XYZZ
-#define CUZK_G1_INLINE_XYZZ 0
-#endif
-#if CUZK_G1_INLINE_XYZZ != 0 && CUZK_G1_INLINE_XYZZ != 1
-#error "CUZK_G1_INLINE_XYZZ must be 0 or 1"
-#endif
-
 namespace cuzk {
-
-// fmul_hot and fsqr_hot are the product and square of the inlined
-// additions: for Fp on the device with CUZK_G1_INLINE_ADD or
-// CUZK_G1_INLINE_XYZZ the inline mul_device and sqr_device, otherwise the
-// field's own operator* and sqr (out-of-line calls for Fp on the device).
-// Either gives the same Montgomery product.
-template <class F>
-CUZK_HD F fmul_hot(const F& a, const F& b) {
-  return a * b;
-}
-template <class F>
-CUZK_HD F fsqr_hot(const F& a) {
-  return a.sqr();
-}
-#if defined(__CUDACC__) && (CUZK_G1_INLINE_ADD || CUZK_G1_INLINE_XYZZ)
-template <>
-CUZK_HD fp_t fmul_hot<fp_t>(const fp_t& a, const fp_t& b) {
-#if defined(__CUDA_ARCH__)
-  return fp_t::mul_device(a, b);
-#else
-  return a * b;
-#endif
-}
-template <>
-CUZK_HD fp_t fsqr_hot<fp_t>(const fp_t& a) {
-#if defined(__CUDA_ARCH__) && CUZK_FP_SQR
-  return fp_t::sqr_device(a);
-#elif defined(__CUDA_ARCH__)
-  return fp_t::mul_device(a, a);
-#else
-  return a.sqr();
-#endif
-}
-#endif
-
-// ec_hot_traits says whether the mixed addition (CUZK_G1_INLINE_ADD) and the
-// XYZZ addition (CUZK_G1_INLINE_XYZZ) over F are inlined: G1 only, G2's Fp2
-// products are three Fp products each, too much code to inline.
-template <class F>
-struct ec_hot_traits {
-  static constexpr bool inline_add = false;
-  static constexpr bool inline_xyzz = false;
-};
-template <>
-struct ec_hot_traits<fp_t> {
-  static constexpr bool inline_add = CUZK_G1_INLINE_ADD != 0;
-  static constexpr bool inline_xyzz = CUZK_G1_INLINE_XYZZ != 0;
-};
 
 template <class F>
 struct affine_t {
@@ -133,142 +64,64 @@ struct xyzz_t {
     zzz = w;
   }
 
-  // dbl_affine returns 2·p, by value in and out: the inlined mixed addition
-  // calls it so that its accumulator, in registers, need not go to memory.
-  static CUZK_EC xyzz_t dbl_affine(affine_t<F> p) {
-    xyzz_t r;
-    r.set_dbl_affine(p);
-    return r;
-  }
-
-  // add_affine sets this = this + q (mixed addition), an out-of-line call.
-  CUZK_EC void add_affine(const affine_t<F>& q) { add_affine_body<false>(q); }
-
-  // add_affine_hot is add_affine for the MSM's accumulation loops: with
-  // ec_hot_traits<F>::inline_add the formula is inlined into the caller, so
-  // the accumulator stays in registers; otherwise it is add_affine.
-  CUZK_HD void add_affine_hot(const affine_t<F>& q) {
-    if constexpr (ec_hot_traits<F>::inline_add)
-      add_affine_body<true>(q);
-    else
-      add_affine(q);
-  }
-
-  // add_affine_body is madd-2008-s: 8 products and 2 squarings, through
-  // fmul_hot/fsqr_hot when HOT (the inlined addition), operator*/sqr otherwise; the
-  // rare doubling branch (q = this) is an out-of-line call either way.
-  template <bool HOT>
-  CUZK_HD void add_affine_body(const affine_t<F>& q) {
-    auto mul = [](const F& a, const F& b) -> F {
-      if constexpr (HOT)
-        return fmul_hot(a, b);
-      else
-        return a * b;
-    };
-    auto sq = [](const F& a) -> F {
-      if constexpr (HOT)
-        return fsqr_hot(a);
-      else
-        return a.sqr();
-    };
+  // add_affine sets this = this + q (mixed addition).
+  CUZK_EC void add_affine(const affine_t<F>& q) {
     if (q.is_inf()) return;
     if (is_inf()) {
       *this = from_affine(q);
       return;
     }
-    F u2 = mul(q.x, zz);
-    F s2 = mul(q.y, zzz);
+    F u2 = q.x * zz;
+    F s2 = q.y * zzz;
     F p = u2 - x;
     F r = s2 - y;
     if (p.is_zero()) {
       if (r.is_zero()) {
-        if constexpr (HOT)
-          *this = dbl_affine(q);
-        else
-          set_dbl_affine(q);
+        set_dbl_affine(q);
       } else {
         *this = inf();
       }
       return;
     }
-    F pp = sq(p);
-    F ppp = mul(p, pp);
-    F qq = mul(x, pp);
-    F x3 = sq(r) - ppp - qq.dbl();
-    y = mul(r, qq - x3) - mul(y, ppp);
+    F pp = p.sqr();
+    F ppp = p * pp;
+    F qq = x * pp;
+    F x3 = r.sqr() - ppp - qq.dbl();
+    y = r * (qq - x3) - y * ppp;
     x = x3;
-    zz = mul(zz, pp);
-    zzz = mul(zzz, ppp);
+    zz = zz * pp;
+    zzz = zzz * ppp;
   }
 
-  // add sets this = this + q for q in XYZZ form (add-2008-s), an
-  // out-of-line call.
-  CUZK_EC void add(const xyzz_t& q) { add_body<false>(q); }
-
-  // add_hot is add for the MSM's partial sums and bucket reduction: with
-  // ec_hot_traits<F>::inline_xyzz the formula is inlined into the caller;
-  // otherwise it is add.
-  CUZK_HD void add_hot(const xyzz_t& q) {
-    if constexpr (ec_hot_traits<F>::inline_xyzz)
-      add_body<true>(q);
-    else
-      add(q);
-  }
-
-  // dbl_of returns 2·p, by value in and out (the doubling branch of the
-  // inlined addition).
-  static CUZK_EC xyzz_t dbl_of(xyzz_t p) {
-    p.dbl();
-    return p;
-  }
-
-  // add_body is add-2008-s: 12 products and 2 squarings, through
-  // fmul_hot/fsqr_hot when HOT, operator*/sqr otherwise; the doubling branch (q = this) is an
-  // out-of-line call either way.
-  template <bool HOT>
-  CUZK_HD void add_body(const xyzz_t& q) {
-    auto mul = [](const F& a, const F& b) -> F {
-      if constexpr (HOT)
-        return fmul_hot(a, b);
-      else
-        return a * b;
-    };
-    auto sq = [](const F& a) -> F {
-      if constexpr (HOT)
-        return fsqr_hot(a);
-      else
-        return a.sqr();
-    };
+  // add sets this = this + q for q in XYZZ form.
+  CUZK_EC void add(const xyzz_t& q) {
     if (q.is_inf()) return;
     if (is_inf()) {
       *this = q;
       return;
     }
-    F u1 = mul(x, q.zz);
-    F u2 = mul(q.x, zz);
-    F s1 = mul(y, q.zzz);
-    F s2 = mul(q.y, zzz);
+    F u1 = x * q.zz;
+    F u2 = q.x * zz;
+    F s1 = y * q.zzz;
+    F s2 = q.y * zzz;
     F p = u2 - u1;
     F r = s2 - s1;
     if (p.is_zero()) {
       if (r.is_zero()) {
-        if constexpr (HOT)
-          *this = dbl_of(*this);
-        else
-          dbl();
+        dbl();
       } else {
         *this = inf();
       }
       return;
     }
-    F pp = sq(p);
-    F ppp = mul(p, pp);
-    F qq = mul(u1, pp);
-    F x3 = sq(r) - ppp - qq.dbl();
-    y = mul(r, qq - x3) - mul(s1, ppp);
+    F pp = p.sqr();
+    F ppp = p * pp;
+    F qq = u1 * pp;
+    F x3 = r.sqr() - ppp - qq.dbl();
+    y = r * (qq - x3) - s1 * ppp;
     x = x3;
-    zz = mul(mul(zz, q.zz), pp);
-    zzz = mul(mul(zzz, q.zzz), ppp);
+    zz = zz * q.zz * pp;
+    zzz = zzz * q.zzz * ppp;
   }
 
   // mul_small sets this = k·this for a small unsigned k (double-and-add).

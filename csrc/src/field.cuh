@@ -18,15 +18,6 @@
 #define CUZK_HD inline
 #endif
 
-// CUZK_FP_SQR selects the device Fp square: 1 the dedicated sqr_device
-// (cross products once), 0 the product a·a.
-#ifndef CUZK_FP_SQR
-#define CUZK_FP_SQR 1
-#endif
-#if CUZK_FP_SQR != 0 && CUZK_FP_SQR != 1
-#error "CUZK_FP_SQR must be 0 or 1"
-#endif
-
 namespace cuzk {
 
 #if defined(__CUDACC__)
@@ -59,9 +50,6 @@ __device__ __forceinline__ void mad_lo_cc(uint32_t& d, uint32_t a, uint32_t b, u
 __device__ __forceinline__ void madc_lo_cc(uint32_t& d, uint32_t a, uint32_t b, uint32_t c) {
   asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
 }
-__device__ __forceinline__ void mad_hi_cc(uint32_t& d, uint32_t a, uint32_t b, uint32_t c) {
-  asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-}
 __device__ __forceinline__ void madc_hi_cc(uint32_t& d, uint32_t a, uint32_t b, uint32_t c) {
   asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
 }
@@ -73,8 +61,8 @@ __device__ __forceinline__ void madc_hi(uint32_t& d, uint32_t a, uint32_t b, uin
 // The same instructions emulated on the host, for checking the carry-chain
 // arithmetic without a GPU (csrc/emu/field_check.cpp): the carry flag is a
 // thread-local word, and every carry that an instruction without .cc would
-// drop is counted in dropped_carries (the bounds in mul_device and
-// sqr_device say there are none).
+// drop is counted in dropped_carries (the bounds in mul_device say there
+// are none).
 namespace ptx {
 inline thread_local uint32_t cf = 0;
 inline thread_local uint64_t dropped_carries = 0;
@@ -90,7 +78,6 @@ inline void subc_cc(uint32_t& d, uint32_t a, uint32_t b) { keep(d, (uint64_t)a -
 inline void subc(uint32_t& d, uint32_t a, uint32_t b) { d = (uint32_t)((uint64_t)a - b - cf); }
 inline void mad_lo_cc(uint32_t& d, uint32_t a, uint32_t b, uint32_t c) { keep(d, lo(a, b) + c); }
 inline void madc_lo_cc(uint32_t& d, uint32_t a, uint32_t b, uint32_t c) { keep(d, lo(a, b) + c + cf); }
-inline void mad_hi_cc(uint32_t& d, uint32_t a, uint32_t b, uint32_t c) { keep(d, hi(a, b) + c); }
 inline void madc_hi_cc(uint32_t& d, uint32_t a, uint32_t b, uint32_t c) { keep(d, hi(a, b) + c + cf); }
 inline void madc_hi(uint32_t& d, uint32_t a, uint32_t b, uint32_t c) { drop(d, hi(a, b) + c + cf); }
 }  // namespace ptx
@@ -386,108 +373,8 @@ struct mont_t {
 #pragma unroll
     for (int i = 0; i < N; i++) x[i] = borrow ? x[i] : s[i];
   }
-
-  // sqr_device is the Montgomery square a²·R⁻¹ mod p for a < p < 2^(32N−1):
-  //  1. the cross products Σ_{i<j} a_i·a_j·2^(32(i+j)) into t[0..2N), one row
-  //     per i; row k is below 2^(32(k+1))·a < 2^(32(N+k+1)−1), so rows 0..i
-  //     sum below 2^(32(N+i+1)) and word i+N is still zero when row i starts;
-  //  2. t doubled (a one-bit shift) and the squares a_k² added at position 2k
-  //     in one chain: t = a² < p² < 2^(64N);
-  //  3. the low half reduced alone (high half zero): N rows adding
-  //     m·p·2^(32i), m = r[i]·(−p⁻¹); the sum stays below
-  //     2^(32(i+1))·p + 2^(32N) < 2^(32(N+i+1)), leaving U = r[N..2N) ≤ p;
-  //  4. U + t_high < 2p (t_high < p²/2^(32N) < p), reduced once.
-  // Each row (mac_row) is two carry chains of alternating mad.lo/mad.hi over
-  // consecutive words, the products of y_j for j − j0 even and odd, as in
-  // mul_device: the chain that ends one word short carries into the word
-  // i+N (zero so far), the other ends there, and by the bounds neither
-  // carries further. The N(N−1)/2 cross products replace N² of a product's
-  // multiplies; the reduction's N² stay. Checked on the host against gnark
-  // (csrc/emu/field_check.cpp, gpu/msm_sqr_test.go) with every dropped carry
-  // counted.
-  static __device__ __forceinline__ mont_t sqr_device(const mont_t& x) {
-    const uint32_t* a = x.l;
-    uint32_t t[2 * N];
-#pragma unroll
-    for (int k = 0; k < 2 * N; k++) t[k] = 0;
-#pragma unroll
-    for (int i = 0; i < N - 1; i++) mac_row(t + i, a[i], a, i + 1);
-#pragma unroll
-    for (int k = 2 * N - 1; k > 0; k--) t[k] = (t[k] << 1) | (t[k - 1] >> 31);
-    t[0] <<= 1;
-    ptx::mad_lo_cc(t[0], a[0], a[0], t[0]);
-    ptx::madc_hi_cc(t[1], a[0], a[0], t[1]);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++) {
-      ptx::madc_lo_cc(t[2 * k], a[k], a[k], t[2 * k]);
-      ptx::madc_hi_cc(t[2 * k + 1], a[k], a[k], t[2 * k + 1]);
-    }
-    ptx::madc_lo_cc(t[2 * N - 2], a[N - 1], a[N - 1], t[2 * N - 2]);
-    ptx::madc_hi(t[2 * N - 1], a[N - 1], a[N - 1], t[2 * N - 1]);
-    uint32_t r[2 * N], p[N];
-#pragma unroll
-    for (int k = 0; k < N; k++) {
-      r[k] = t[k];
-      r[N + k] = 0;
-      p[k] = P::mod(k);
-    }
-#pragma unroll
-    for (int i = 0; i < N; i++) mac_row(r + i, r[i] * M0, p, 0);
-    mont_t out;
-    ptx::add_cc(out.l[0], r[N], t[N]);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++) ptx::addc_cc(out.l[k], r[N + k], t[N + k]);
-    ptx::addc(out.l[N - 1], r[2 * N - 1], t[2 * N - 1]);
-    reduce_once_device(out.l);
-    return out;
-  }
-
-  // mac_row adds Σ_{j0 ≤ j < N} x·y_j·2^(32j) to the words w[0..N], whose
-  // word N is zero on entry and the sum known to fit in them: the products
-  // with j − j0 even in one chain, those with j − j0 odd in another, each
-  // alternating low and high halves over consecutive words.
-  static __device__ __forceinline__ void mac_row(uint32_t* w, uint32_t x, const uint32_t* y, int j0) {
-    // The chain holding j = N − 2 ends at word N − 1 and carries into word
-    // N; the chain holding j = N − 1 ends at word N.
-    const int jlast = N - 1, jshort = N - 2;
-    if (jshort >= j0) {
-      const int start = j0 + ((jshort - j0) & 1);
-      ptx::mad_lo_cc(w[start], x, y[start], w[start]);
-      ptx::madc_hi_cc(w[start + 1], x, y[start], w[start + 1]);
-#pragma unroll
-      for (int j = start + 2; j <= jshort; j += 2) {
-        ptx::madc_lo_cc(w[j], x, y[j], w[j]);
-        ptx::madc_hi_cc(w[j + 1], x, y[j], w[j + 1]);
-      }
-      ptx::addc(w[N], w[N], 0);
-    }
-    const int start = j0 + ((jlast - j0) & 1);
-    ptx::mad_lo_cc(w[start], x, y[start], w[start]);
-    if (start == jlast) {
-      ptx::madc_hi(w[start + 1], x, y[start], w[start + 1]);
-      return;
-    }
-    ptx::madc_hi_cc(w[start + 1], x, y[start], w[start + 1]);
-#pragma unroll
-    for (int j = start + 2; j < jlast; j += 2) {
-      ptx::madc_lo_cc(w[j], x, y[j], w[j]);
-      ptx::madc_hi_cc(w[j + 1], x, y[j], w[j + 1]);
-    }
-    ptx::madc_lo_cc(w[jlast], x, y[jlast], w[jlast]);
-    ptx::madc_hi(w[jlast + 1], x, y[jlast], w[jlast + 1]);
-  }
 #endif
-  // sqr is the Montgomery square: for Fp on the device with CUZK_FP_SQR the
-  // out-of-line sqr_device (sqr_outlined), otherwise the product.
-  CUZK_HD mont_t sqr() const {
-#if defined(__CUDA_ARCH__) && CUZK_FP_SQR
-    if (N > 8) return sqr_outlined(*this);
-#endif
-    return *this * *this;
-  }
-#if defined(__CUDACC__)
-  static __device__ __noinline__ mont_t sqr_outlined(mont_t a) { return sqr_device(a); }
-#endif
+  CUZK_HD mont_t sqr() const { return *this * *this; }
   CUZK_HD mont_t from_mont() const { return *this * raw_one(); }
 
   // pow returns x^e for a little-endian exponent of nwords 32-bit words.

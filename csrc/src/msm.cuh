@@ -43,12 +43,11 @@
 
 // CUZK_G1_BLOCKS and CUZK_G2_BLOCKS are the blocks per SM each point kernel
 // must fit, which caps its registers at 65536 / (CUZK_MSM_THREADS·blocks).
-// G1 at 3 holds the inlined mixed addition (CUZK_G1_INLINE_ADD, ≈ 160
-// registers natural) with at most a few bytes of spills; G2 (≈ 220 natural) at 2 was
+// G1 fits 4 at its natural ≈ 122 registers; G2 (≈ 220 natural) at 2 was
 // measured faster than 3 or 4, whose spills cost more than the extra warps
 // bring (docs/gpu-kernels.md).
 #ifndef CUZK_G1_BLOCKS
-#define CUZK_G1_BLOCKS 3
+#define CUZK_G1_BLOCKS 4
 #endif
 #if CUZK_G1_BLOCKS < 1 || CUZK_G1_BLOCKS * CUZK_MSM_THREADS > 2048
 #error "CUZK_G1_BLOCKS must be at least 1 and CUZK_G1_BLOCKS·CUZK_MSM_THREADS at most 2048 (threads per SM)"
@@ -80,16 +79,6 @@
 #endif
 #if CUZK_MSM_MAX_C < 4 || CUZK_MSM_MAX_C > 24
 #error "CUZK_MSM_MAX_C must be in [4, 24]"
-#endif
-
-// CUZK_MSM_PREFETCH is how many pairs ahead the accumulation kernels ask L2
-// for the affine point they will add (prefetch.global.L2, no registers held):
-// 0 turns it off.
-#ifndef CUZK_MSM_PREFETCH
-#define CUZK_MSM_PREFETCH 2
-#endif
-#if CUZK_MSM_PREFETCH < 0 || CUZK_MSM_PREFETCH > 16
-#error "CUZK_MSM_PREFETCH must be in [0, 16]"
 #endif
 
 namespace cuzk {
@@ -145,7 +134,7 @@ __global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, con
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add_affine_hot(P[idx[j]]);
+  for (uint64_t j = t * L; j < end; j++) acc.add_affine(P[idx[j]]);
   out[t] = acc;
 }
 
@@ -157,7 +146,7 @@ __global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uin
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add_hot(in[j]);
+  for (uint64_t j = t * L; j < end; j++) acc.add(in[j]);
   out[t] = acc;
 }
 
@@ -238,16 +227,9 @@ struct src_t {
   const xyzz_t<F>* part;
   __device__ __forceinline__ void add_to(xyzz_t<F>& acc, uint64_t i) const {
     if (AFF)
-      acc.add_affine_hot(load_affine(P, vals[i]));
+      acc.add_affine(load_affine(P, vals[i]));
     else
-      acc.add_hot(part[i]);
-  }
-  // prefetch asks L2 for the point of pair i (< M), which a later add_to reads.
-  __device__ __forceinline__ void prefetch(uint64_t i, uint64_t M) const {
-    if (!AFF || CUZK_MSM_PREFETCH == 0 || i >= M) return;
-    const char* a = (const char*)(P + (vals[i] & 0x7fffffffu));
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(a + sizeof(affine_t<F>) - 1));
+      acc.add(part[i]);
   }
 };
 
@@ -288,7 +270,6 @@ __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, 
       acc = xyzz_t<F>::inf();
       cur = k;
     }
-    src.prefetch(i + CUZK_MSM_PREFETCH, e);
     src.add_to(acc, i);
   }
   okeys[o] = cur;
@@ -308,7 +289,6 @@ __global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F
     uint32_t k = keys[i];
     xyzz_t<F> acc = xyzz_t<F>::inf();
     do {
-      src.prefetch(i + CUZK_MSM_PREFETCH, M);
       src.add_to(acc, i);
       i++;
     } while (i < M && keys[i] == k);
@@ -329,8 +309,8 @@ __global__ void MSM_BOUNDS(F) msm_window_segments(const xyzz_t<F>* __restrict__ 
   uint32_t lo = g * S, hi = min(nb, lo + S);
   xyzz_t<F> run = xyzz_t<F>::inf(), acc = xyzz_t<F>::inf();
   for (uint32_t b = hi; b > lo; b--) {
-    run.add_hot(B[b - 1]);
-    acc.add_hot(run);
+    run.add(B[b - 1]);
+    acc.add(run);
   }
   if (lo) {
     // acc += lo·run

@@ -45,11 +45,12 @@ func fpEdgeInputs() []fp.Element {
 	return out
 }
 
-// TestFpDeviceSquareEmulated runs field.cuh's device Fp square (sqr_device) and product
-// (mul_device) on the host with the PTX carry instructions emulated (csrc/emu/field_check.cpp)
-// and compares every output with gnark-crypto's Square and Mul, for edge inputs (carry-heavy
-// limb patterns, p − k) and random ones; the emulation must also see no carry dropped.
-func TestFpDeviceSquareEmulated(t *testing.T) {
+// TestFpDeviceMulEmulated runs field.cuh's device Fp product (mul_device) on the host with
+// the PTX carry instructions emulated (csrc/emu/field_check.cpp), as a·a (the device's
+// square) and a·b, and compares every output with gnark-crypto's Square and Mul, for edge
+// inputs (carry-heavy limb patterns, p − k) and random ones; the emulation must also see no
+// carry dropped.
+func TestFpDeviceMulEmulated(t *testing.T) {
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++ to build the host emulation of the field arithmetic")
 	}
@@ -107,7 +108,7 @@ func TestFpDeviceSquareEmulated(t *testing.T) {
 		sq.Square(&a[i])
 		pr.Mul(&a[i], &b[i])
 		if got[i] != sq {
-			t.Fatalf("sqr_device(%x) = %x, gnark Square %x", a[i], got[i], sq)
+			t.Fatalf("mul_device(%x, itself) = %x, gnark Square %x", a[i], got[i], sq)
 		}
 		if got[m+i] != pr {
 			t.Fatalf("mul_device(%x, %x) = %x, gnark Mul %x", a[i], b[i], got[m+i], pr)

@@ -108,16 +108,7 @@ func BenchmarkWinningPoSt32GiB(b *testing.B) {
 		}
 	})
 	b.Run("prove-gpu", func(b *testing.B) {
-		gpus, err := gpu.ProverDevices()
-		if err != nil {
-			b.Skipf("no GPU: %v", err)
-		}
-		defer func() {
-			for _, g := range gpus {
-				g.Close()
-			}
-		}()
-		dev := prover.WithDevice(prover.NewDevice(gpus[0]))
+		dev := prover.WithDevice(prover.NewDevice(firstGPU(b)))
 		noCheck := prover.WithoutSelfCheck() // random parameters: the proof cannot verify
 		// The first proof uploads the parameters; it is not timed.
 		if _, err := prover.ProvePartition(ctx, params, asg, dev, noCheck); err != nil {
@@ -191,16 +182,7 @@ func BenchmarkWindowPoSt32GiBPartition(b *testing.B) {
 			name += "-device-eval"
 		}
 		b.Run(name, func(b *testing.B) {
-			gpus, err := gpu.ProverDevices()
-			if err != nil {
-				b.Skipf("no GPU: %v", err)
-			}
-			defer func() {
-				for _, g := range gpus {
-					g.Close()
-				}
-			}()
-			pd := gpus[0]
+			pd := firstGPU(b)
 			if params == nil {
 				tw, err := devsetup.NewToxicWaste(rand.Reader)
 				if err != nil {
@@ -266,4 +248,20 @@ func reportBreakdown(b *testing.B, before, after gpu.Breakdown) {
 	b.ReportMetric(ms(after.MSMB1, before.MSMB1), "msmB1-ms")
 	b.ReportMetric(ms(after.MSML, before.MSML), "msmL-ms")
 	b.ReportMetric(ms(after.MSMB2, before.MSMB2), "msmB2-ms")
+}
+
+// firstGPU returns the first GPU's prover device, closed with every other at the end of the
+// benchmark; without a GPU the benchmark is skipped.
+func firstGPU(b *testing.B) *gpu.ProverDevice {
+	b.Helper()
+	gpus, err := gpu.ProverDevices()
+	if err != nil {
+		b.Skipf("no GPU: %v", err)
+	}
+	b.Cleanup(func() {
+		for _, g := range gpus {
+			g.Close()
+		}
+	})
+	return gpus[0]
 }

@@ -218,4 +218,3 @@ func mapEncodings(t *testing.T, g1, g2 [][]byte) *prover.MappedParameters {
 	require.NoError(t, err)
 	return m
 }
-

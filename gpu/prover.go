@@ -153,7 +153,8 @@ func (p *ProverDevice) Unlock() { p.dev.Unlock() }
 
 // HostBytes implements primitive.Device: a workspace lives on the device; the host holds only
 // the pinned staging of an upload in flight (128 MiB) and, while the partition whose Run
-// uploads a streamed SRS does so, the two chunk buffers of decoded points (256 MiB).
+// uploads a streamed SRS does so, the two chunk buffers of points decoded on the host (256 MiB;
+// none when the device decodes them, but the bound stays).
 func (p *ProverDevice) HostBytes(primitive.Dims) int64 { return stagingHostBytes + 2*streamChunkBytes }
 
 // SRS is a parameter set resident on one device, the handle Resident returns. Close evicts it:
@@ -347,28 +348,33 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 
 // streamEncoded fills b, the n points of section sec of src, from src's encodings (Encoded) in
 // chunks of p.streamChunk bytes, each copied through the pinned staging and decoded and checked
-// on the device (bases.writeEncoded). The next chunk's pages are brought in (Encoded prefetches
-// them) while the previous chunk is copied; each chunk's pages, then the section's, are dropped
-// from the resident set once on the device. A point the device rejects is decoded again on the
-// host, which returns the *prover.DecodeError the host decode gives for it.
+// on the device (bases.writeEncoded). While chunk k is copied, chunk k−1's pages are dropped from
+// the resident set (it has landed) and chunk k+1's are brought in (Encoded prefetches them), so
+// that neither the page faults nor the drops hold up the copies; the section's pages are dropped
+// once it is complete. A point the device rejects is decoded again on the host, which returns the
+// *prover.DecodeError the host decode gives for it.
 func (p *ProverDevice) streamEncoded(src primitive.PointSource, sec primitive.Section, b *bases, n int) error {
 	chunk := max(1, min(p.streamChunk/(96*b.group), n))
 	var enc [2][]byte
 	fetch := func(k, off int) error {
+		if k >= 2 { // chunk k−2, whose write returned before this fetch began
+			if err := src.DropRange(sec, off-2*chunk, chunk); err != nil {
+				return err
+			}
+		}
 		var err error
 		enc[k&1], err = src.Encoded(sec, off, min(chunk, n-off))
 		return err
 	}
 	write := func(k, off int) error {
-		m := min(chunk, n-off)
-		bad, reason, err := b.writeEncoded(off, enc[k&1], m)
+		bad, reason, err := b.writeEncoded(off, enc[k&1], min(chunk, n-off))
 		if err != nil {
 			return err
 		}
 		if reason != 0 {
 			return hostDecodeFault(src, sec, off+bad, reason)
 		}
-		return src.DropRange(sec, off, m)
+		return nil
 	}
 	if err := overlapChunks(n, chunk, fetch, write); err != nil {
 		return err

@@ -44,13 +44,12 @@ const prefetchPieces = 4
 // starts reading them, on kernels without it), so that a later copy of b takes no page fault.
 // It is advice: errors are ignored, and the pages may be dropped again under memory pressure.
 func prefetchPages(b []byte) {
-	page := os.Getpagesize()
-	addr := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	lo := -(addr % page) // page-aligned start, before b's first byte
 	if len(b) == 0 {
 		return
 	}
-	full := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), lo)), len(b)-lo)
+	page := os.Getpagesize()
+	lead := int(uintptr(unsafe.Pointer(&b[0])) % uintptr(page)) // bytes of b's first page before b
+	full := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(&b[0]), -lead)), len(b)+lead)
 	part := (len(full)/prefetchPieces + page - 1) / page * page
 	if part < 1<<20 {
 		part = len(full)

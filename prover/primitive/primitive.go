@@ -99,8 +99,9 @@ type SRS struct {
 
 // PointSource streams the points of an SRS that stay in their encoding (a memory-mapped
 // parameters file: prover.MappedParameters). G1 and G2 decode any range into a buffer of the
-// caller, so that one chunk can be decoded while the previous one is copied. Methods are safe for
-// concurrent use.
+// caller, so that one chunk can be decoded while the previous one is copied; Encoded hands out a
+// range's bytes as they are, for a device that decodes and checks them itself when Unchecked
+// allows it. Methods are safe for concurrent use.
 type PointSource interface {
 	// Len returns the number of points of section sec.
 	Len(sec Section) int

@@ -38,7 +38,8 @@ var hostDecodeMessages = [...]string{
 // compared with the host decode of package prover (MappedParameters in Unchecked mode): the
 // same verdict, the same gnark-crypto affine point in memory when accepted, the reason code
 // whose host error the host gives when rejected; and decoding all of them as one chunk
-// reports the lowest failing index.
+// reports the lowest failing index. The Fp products take field.cuh's host path; the device
+// product they compile to on a GPU is checked by TestFpDeviceSquareEmulated.
 func TestDeviceDecodeEmulated(t *testing.T) {
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++ to build the host emulation of the decode")

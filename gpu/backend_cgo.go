@@ -30,6 +30,7 @@ typedef struct {
 	cuzk_error_t (*bases_free)(cuzk_bases_t *);
 	cuzk_error_t (*bases_alloc)(int32_t, int32_t, uint64_t, cuzk_bases_t **);
 	cuzk_error_t (*bases_write)(cuzk_bases_t *, uint64_t, const void *, uint64_t);
+	cuzk_error_t (*bases_write_encoded)(cuzk_bases_t *, uint64_t, const void *, uint64_t, uint64_t *, uint32_t *);
 	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	// debug_field is NULL when the library was built without test kernels.
@@ -91,6 +92,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_free, "cuzk_bases_free");
 	SYM(bases_alloc, "cuzk_bases_alloc");
 	SYM(bases_write, "cuzk_bases_write");
+	SYM(bases_write_encoded, "cuzk_bases_write_encoded");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
 	// Fixed-base scalar multiplication.
@@ -152,6 +154,9 @@ static cuzk_error_t t_bases_alloc(cuzk_table *t, int32_t d, int32_t g, uint64_t 
 }
 static cuzk_error_t t_bases_write(cuzk_table *t, uintptr_t b, uint64_t off, const void *p, uint64_t n) {
 	return t->bases_write((cuzk_bases_t *)b, off, p, n);
+}
+static cuzk_error_t t_bases_write_encoded(cuzk_table *t, uintptr_t b, uint64_t off, const void *p, uint64_t n, uint64_t *bad, uint32_t *reason) {
+	return t->bases_write_encoded((cuzk_bases_t *)b, off, p, n, bad, reason);
 }
 static cuzk_error_t t_msm_host(cuzk_table *t, uintptr_t b, const void *s, uint64_t n, void *out) {
 	return t->msm_host((cuzk_bases_t *)b, s, n, out);
@@ -358,6 +363,13 @@ func (b *backend) basesAlloc(dev, group int, n uint64) (uintptr, error) {
 
 func (b *backend) basesWrite(dev int, h uintptr, off uint64, pts unsafe.Pointer, n uint64) error {
 	return b.check(dev, C.t_bases_write(b.t, C.uintptr_t(h), C.uint64_t(off), pts, C.uint64_t(n)))
+}
+
+func (b *backend) basesWriteEncoded(dev int, h uintptr, off uint64, enc unsafe.Pointer, n uint64) (bad uint64, reason uint32, err error) {
+	var cb C.uint64_t
+	var cr C.uint32_t
+	err = b.check(dev, C.t_bases_write_encoded(b.t, C.uintptr_t(h), C.uint64_t(off), enc, C.uint64_t(n), &cb, &cr))
+	return uint64(cb), uint32(cr), err
 }
 
 func (b *backend) msmHost(dev int, h uintptr, scalars unsafe.Pointer, n uint64, out unsafe.Pointer) error {

@@ -62,6 +62,31 @@ func (b *bases) write(off int, pts unsafe.Pointer, n int) error {
 	return nil
 }
 
+// writeEncoded copies the n points whose zcash uncompressed encodings are enc (96 bytes per G1
+// point, 192 per G2 point, host memory) to b[off : off+n] and decodes them there, checking them as
+// an unchecked host decode does (csrc/src/decode.cuh). It returns reason 0 when every point
+// decoded, else the device's reason code (cuzk_bases_write_encoded) and bad, the index among the n
+// points of the lowest one that failed; b[off : off+n] are then undefined.
+func (b *bases) writeEncoded(off int, enc []byte, n int) (bad int, reason uint32, err error) {
+	size := 96 * b.group
+	if off < 0 || n < 0 || off > b.n-n || len(enc) != n*size {
+		return 0, 0, fmt.Errorf("gpu: write %d encoded bytes to G%d bases [%d, %d) of %d", len(enc), b.group, off, off+n, b.n)
+	}
+	if n == 0 {
+		return 0, 0, nil
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.h == 0 {
+		return 0, 0, ErrClosed
+	}
+	i, reason, err := b.dev.lib.b.basesWriteEncoded(b.dev.index, b.h, uint64(off), unsafe.Pointer(&enc[0]), uint64(n))
+	if err != nil {
+		return 0, 0, fmt.Errorf("gpu: write encoded G%d bases [%d, %d): %w", b.group, off, off+n, err)
+	}
+	return int(i), reason, nil
+}
+
 func (b *bases) msmHost(ctx context.Context, scalars []fr.Element, out unsafe.Pointer) error {
 	if len(scalars) < 1 || len(scalars) > b.n {
 		return fmt.Errorf("gpu: G%d msm: %d scalars for %d bases (want 1..%d)", b.group, len(scalars), b.n, b.n)

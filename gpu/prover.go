@@ -153,7 +153,8 @@ func (p *ProverDevice) Unlock() { p.dev.Unlock() }
 
 // HostBytes implements primitive.Device: a workspace lives on the device; the host holds only
 // the pinned staging of an upload in flight (128 MiB) and, while the partition whose Run
-// uploads a streamed SRS does so, the two chunk buffers of decoded points (256 MiB).
+// uploads a streamed SRS does so, the two chunk buffers of points decoded on the host (256 MiB;
+// none when the device decodes them, but the bound stays).
 func (p *ProverDevice) HostBytes(primitive.Dims) int64 { return stagingHostBytes + 2*streamChunkBytes }
 
 // SRS is a parameter set resident on one device, the handle Resident returns. Close evicts it:
@@ -268,6 +269,10 @@ func (p *ProverDevice) uploadSRS(srs *primitive.SRS) (*SRS, error) {
 // section's once it is all there (the pages two chunks share). The host thus holds the two chunk
 // buffers, the pinned staging and about two chunks of the file's pages at a time. The device
 // holds what UploadG1Bases and UploadG2Bases would upload: the decoded affine points.
+//
+// A source that checks its points as prover.Unchecked does (src.Unchecked()) is not decoded on the
+// host: its encodings go to the device as they are and a kernel decodes and checks them there
+// (streamEncoded).
 func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, error) {
 	s := &SRS{p: p, id: id}
 	err := func() error {
@@ -282,6 +287,12 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 				return err
 			}
 			*dst = &G1Bases{b}
+			if src.Unchecked() {
+				if err := p.streamEncoded(src, sec, b, n); err != nil {
+					return fmt.Errorf("section %s: %w", sec, err)
+				}
+				continue
+			}
 			err = streamPoints(n, p.streamChunk/int(unsafe.Sizeof(bls12381.G1Affine{})),
 				func(off int, pts []bls12381.G1Affine) error { return src.G1(sec, off, pts) },
 				func(off int, pts []bls12381.G1Affine) error {
@@ -306,6 +317,12 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 			return err
 		}
 		s.b2 = &G2Bases{b}
+		if src.Unchecked() {
+			if err := p.streamEncoded(src, primitive.SectionBG2, b, n); err != nil {
+				return fmt.Errorf("section %s: %w", primitive.SectionBG2, err)
+			}
+			return nil
+		}
 		err = streamPoints(n, p.streamChunk/int(unsafe.Sizeof(bls12381.G2Affine{})),
 			src.G2,
 			func(off int, pts []bls12381.G2Affine) error {
@@ -327,6 +344,98 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 		return nil, fmt.Errorf("gpu: upload parameters: %w", err)
 	}
 	return s, nil
+}
+
+// streamEncoded fills b, the n points of section sec of src, from src's encodings (Encoded) in
+// chunks of p.streamChunk bytes, each copied through the pinned staging and decoded and checked
+// on the device (bases.writeEncoded). While chunk k is copied, chunk k−1's pages are dropped from
+// the resident set (it has landed) and chunk k+1's are brought in (Encoded prefetches them), so
+// that neither the page faults nor the drops hold up the copies; the section's pages are dropped
+// once it is complete. A point the device rejects is decoded again on the host, which returns the
+// *prover.DecodeError the host decode gives for it.
+func (p *ProverDevice) streamEncoded(src primitive.PointSource, sec primitive.Section, b *bases, n int) error {
+	chunk := max(1, min(p.streamChunk/(96*b.group), n))
+	var enc [2][]byte
+	fetch := func(k, off int) error {
+		if k >= 2 { // chunk k−2, whose write returned before this fetch began
+			if err := src.DropRange(sec, off-2*chunk, chunk); err != nil {
+				return err
+			}
+		}
+		var err error
+		enc[k&1], err = src.Encoded(sec, off, min(chunk, n-off))
+		return err
+	}
+	write := func(k, off int) error {
+		bad, reason, err := b.writeEncoded(off, enc[k&1], min(chunk, n-off))
+		if err != nil {
+			return err
+		}
+		if reason != 0 {
+			return hostDecodeFault(src, sec, off+bad, reason)
+		}
+		return nil
+	}
+	if err := overlapChunks(n, chunk, fetch, write); err != nil {
+		return err
+	}
+	return src.DropRange(sec, 0, n)
+}
+
+// overlapChunks runs, for chunks k = 0, 1, … of at most chunk of n items starting at off = k·chunk,
+// fetch(k, off) and then write(k, off), fetching chunk k+1 (in its own goroutine) while chunk k
+// is written. It returns the first error, once no fetch is running.
+func overlapChunks(n, chunk int, fetch, write func(k, off int) error) error {
+	if n == 0 {
+		return nil
+	}
+	if err := fetch(0, 0); err != nil {
+		return err
+	}
+	for k, off := 0, 0; off < n; k, off = k+1, off+chunk {
+		var next chan error
+		if off+chunk < n {
+			next = make(chan error, 1)
+			go func() { next <- fetch(k+1, off+chunk) }()
+		}
+		err := write(k, off)
+		if next != nil {
+			if ferr := <-next; err == nil {
+				err = ferr
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deviceDecodeReasons names the reason codes of cuzk_bases_write_encoded.
+var deviceDecodeReasons = [...]string{1: "compression flag", 2: "sort flag", 3: "infinity flag with other bits set",
+	4: "point at infinity", 5: "non-canonical coordinate", 6: "not on the curve"}
+
+// hostDecodeFault returns the error src's host decode gives for point i of section sec, which
+// the device rejected for reason: the *prover.DecodeError (section, index, byte offset and
+// cause) that decoding the points on the host would have returned. Should the host accept the
+// point, the device and host checks disagree, and the error says so.
+func hostDecodeFault(src primitive.PointSource, sec primitive.Section, i int, reason uint32) error {
+	var err error
+	if sec == primitive.SectionBG2 {
+		var q [1]bls12381.G2Affine
+		err = src.G2(i, q[:])
+	} else {
+		var q [1]bls12381.G1Affine
+		err = src.G1(sec, i, q[:])
+	}
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("reason %d", reason)
+	if int(reason) < len(deviceDecodeReasons) && deviceDecodeReasons[reason] != "" {
+		what = deviceDecodeReasons[reason]
+	}
+	return fmt.Errorf("device decode rejected point %d (%s), which the host decode accepts", i, what)
 }
 
 // streamPoints moves n points in chunks of at most chunk: decode fills a buffer with the points

@@ -531,6 +531,28 @@ func (m *MappedParameters) DropRange(sec primitive.Section, off, n int) error {
 	return dropPages(m.b[s.start+off*s.size : s.start+(off+n)*s.size])
 }
 
+// Unchecked reports whether m decodes in Unchecked mode (primitive.PointSource): then a GPU
+// decodes its points on the device, from Encoded. In Checked mode the subgroup check stays on
+// the host, and a GPU uploads points decoded there (slower: the host decode is the upload's
+// bottleneck).
+func (m *MappedParameters) Unchecked() bool { return m.mode == Unchecked }
+
+// Encoded returns the file's bytes of points off … off+n−1 of section sec (96 bytes per G1
+// point, 192 per B_G2 point; primitive.PointSource), a slice of the mapping that must not be
+// modified, after asking the system to map their pages in (Linux: madvise
+// MADV_POPULATE_READ, else MADV_WILLNEED).
+func (m *MappedParameters) Encoded(sec primitive.Section, off, n int) ([]byte, error) {
+	s, err := m.section(sec, sec == primitive.SectionBG2, off, n)
+	if err != nil {
+		return nil, err
+	}
+	b := m.b[s.start+off*s.size : s.start+(off+n)*s.size]
+	if m.release != nil {
+		prefetchPages(b)
+	}
+	return b, nil
+}
+
 // Decode decodes every point: the Parameters DecodeParameters returns for the same bytes.
 func (m *MappedParameters) Decode() (*Parameters, error) {
 	if m.b == nil {

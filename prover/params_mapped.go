@@ -13,8 +13,11 @@ import (
 // (m.Identity), and the five point slices are nil. They prove as the decoded parameters would:
 //
 //   - a GPU (package gpu) uploads the points from m chunk by chunk, once per identity, and drops
-//     the pages of each section from the process's resident set afterwards, so the host keeps
-//     only the page cache and the chunk buffers;
+//     the pages of each chunk and section from the process's resident set afterwards, so the
+//     host keeps only the page cache and the chunk buffers. In Unchecked mode the file's
+//     encodings go to the device as they are and a kernel decodes and checks them there (the
+//     host decode would be the upload's bottleneck); in Checked mode the host decodes them,
+//     with the subgroup check, which is several times slower;
 //   - the CPU needs the points on the heap: the first CPU proof decodes them all (Decode), once,
 //     and keeps them until m is garbage; at full size that is the heap a decoded file costs
 //     (96 bytes per G1 point and 192 per G2 point: about 44 GiB for a 32 GiB PoRep), so a CPU

@@ -174,3 +174,60 @@ func TestMappedParametersErrors(t *testing.T) {
 		t.Fatal("file with a count past its end opened")
 	}
 }
+
+// TestMappedParametersEncoded: Encoded returns the file's bytes of a range of each section
+// (from a mapped file, whose pages it prefetches, and from bytes in memory), refuses ranges
+// outside a section and a closed file; Unchecked follows the mode.
+func TestMappedParametersEncoded(t *testing.T) {
+	p := randParams(35, 3, 7, 5, 4, 3, 3)
+	file := encodeParams(t, p)
+	offs := sectionOffsets(p)
+	path := filepath.Join(t.TempDir(), "p.params")
+	if err := os.WriteFile(path, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := OpenParametersFile(path, Unchecked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMemory, err := MapParameters(file, Checked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !opened.Unchecked() || inMemory.Unchecked() {
+		t.Fatalf("Unchecked: %v for an Unchecked file, %v for a Checked one", opened.Unchecked(), inMemory.Unchecked())
+	}
+	names := map[primitive.Section]string{primitive.SectionH: "h", primitive.SectionL: "l", primitive.SectionA: "a",
+		primitive.SectionBG1: "b_g1", primitive.SectionBG2: "b_g2"}
+	for _, m := range []*MappedParameters{opened, inMemory} {
+		for sec, name := range names {
+			size := 96
+			if sec == primitive.SectionBG2 {
+				size = 192
+			}
+			n := m.Len(sec)
+			for _, r := range [][2]int{{0, n}, {1, n - 1}, {n - 1, 1}, {0, 0}} {
+				got, err := m.Encoded(sec, r[0], r[1])
+				if err != nil {
+					t.Fatalf("%s[%d:+%d]: %v", name, r[0], r[1], err)
+				}
+				at := int(offs[name]) + 4 + r[0]*size
+				if want := file[at : at+r[1]*size]; string(got) != string(want) {
+					t.Fatalf("%s[%d:+%d]: bytes differ from the file's", name, r[0], r[1])
+				}
+			}
+			if _, err := m.Encoded(sec, n, 1); err == nil {
+				t.Fatalf("%s: a range past the end accepted", name)
+			}
+		}
+		if _, err := m.Encoded(primitive.Section(7), 0, 1); err == nil {
+			t.Fatal("an unknown section accepted")
+		}
+	}
+	if err := opened.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := opened.Encoded(primitive.SectionH, 0, 1); err == nil {
+		t.Fatal("Encoded on a closed file")
+	}
+}

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 6
+#define CUZK_ABI_VERSION 7
 
 /* Error codes. */
 enum {
@@ -127,6 +127,21 @@ CUZK_API cuzk_error_t cuzk_bases_free(cuzk_bases_t *b);
  * every point it reads is written. */
 CUZK_API cuzk_error_t cuzk_bases_alloc(int32_t dev, int32_t group, uint64_t n, cuzk_bases_t **out);
 CUZK_API cuzk_error_t cuzk_bases_write(cuzk_bases_t *b, uint64_t off, const void *points, uint64_t count);
+/* cuzk_bases_write_encoded is cuzk_bases_write for points in the zcash
+ * uncompressed encoding of a bellperson parameters file (96 bytes per G1
+ * point: x‖y big-endian; 192 per G2 point: x.c1‖x.c0‖y.c1‖y.c0; flag bits in
+ * the top 3 bits of byte 0), decoded on the device into the layout of
+ * cuzk_bases_upload (Montgomery form) with the checks of an unchecked host
+ * decode: no compression or sort flag, not the point at infinity, coordinates
+ * canonical (< p), the point on the curve (no subgroup check). If a point
+ * fails, the call still returns CUZK_OK, with *reason the first failing check
+ * of the lowest failing point and *bad_index its index among the count
+ * points: 1 compression flag, 2 sort flag, 3 infinity flag with other bits
+ * set, 4 point at infinity, 5 non-canonical coordinate, 6 not on the curve;
+ * bases[off : off+count] are then undefined. *reason = 0 when every point
+ * decoded. */
+CUZK_API cuzk_error_t cuzk_bases_write_encoded(cuzk_bases_t *b, uint64_t off, const void *encoded, uint64_t count,
+                                               uint64_t *bad_index, uint32_t *reason);
 
 /* MSM Σ scalars[i]·bases[i] for i < n (n ≤ number of bases), result in
  * Jacobian form to out (144 or 288 bytes). */

@@ -220,6 +220,22 @@ cuzk_error_t cuzk_bases_write(cuzk_bases_t* b, uint64_t off, const void* points,
   });
 }
 
+cuzk_error_t cuzk_bases_write_encoded(cuzk_bases_t* b, uint64_t off, const void* encoded, uint64_t count,
+                                      uint64_t* bad_index, uint32_t* reason) {
+  return guard("write encoded bases", [&] {
+    require(b != nullptr, "bases is NULL");
+    require(bad_index != nullptr && reason != nullptr, "bad_index or reason is NULL");
+    require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
+                                                    ") exceeds " + std::to_string(b->n) + " bases");
+    require(encoded != nullptr || count == 0, "encoded is NULL");
+    *bad_index = 0;
+    *reason = 0;
+    if (count == 0) return;
+    set_device(b->dev);
+    *bad_index = bases_write_encoded(b, off, encoded, count, reason);
+  });
+}
+
 cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {
   return guard("free bases", [&] {
     if (!b) return;

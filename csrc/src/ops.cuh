@@ -52,6 +52,11 @@ uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* s
                     const uint64_t* mask);
 void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n, const void* z_inv);
 
+// decode.cu: copies count encoded points (96 or 192 bytes each) from host memory to
+// b[off : off+count] and decodes them there (decode.cuh); returns the lowest failing
+// index among them and sets *reason to its decode_reason_t, or sets *reason = 0.
+uint64_t bases_write_encoded(cuzk_bases* b, uint64_t off, const void* enc, uint64_t count, uint32_t* reason);
+
 // staging.cu: copies bytes from pageable host memory to the device and waits for the copy.
 void upload_pageable(void* dst, const void* src, size_t bytes, cudaStream_t s);
 

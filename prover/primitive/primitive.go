@@ -99,8 +99,9 @@ type SRS struct {
 
 // PointSource streams the points of an SRS that stay in their encoding (a memory-mapped
 // parameters file: prover.MappedParameters). G1 and G2 decode any range into a buffer of the
-// caller, so that one chunk can be decoded while the previous one is copied. Methods are safe for
-// concurrent use.
+// caller, so that one chunk can be decoded while the previous one is copied; Encoded hands out a
+// range's bytes as they are, for a device that decodes and checks them itself when Unchecked
+// allows it. Methods are safe for concurrent use.
 type PointSource interface {
 	// Len returns the number of points of section sec.
 	Len(sec Section) int
@@ -112,6 +113,18 @@ type PointSource interface {
 	// are not needed soon: a mapping takes their pages out of the process's resident set (they
 	// stay in the page cache).
 	DropRange(sec Section, off, n int) error
+	// Unchecked reports whether the source checks its points as prover.Unchecked does — the
+	// flag bits, canonical coordinates, the curve equation, never the point at infinity — and
+	// no more (no subgroup check), so that a device may decode and check the Encoded bytes
+	// itself. When false, the points go through G1 and G2 on the host.
+	Unchecked() bool
+	// Encoded returns the encodings of points off … off+n−1 of section sec as they are stored:
+	// the zcash/bellperson uncompressed encoding, 96 bytes per G1 point (x‖y big-endian) and
+	// 192 per B_G2 point (x.c1‖x.c0‖y.c1‖y.c0), flags in the top 3 bits of each point's first
+	// byte. The bytes are the source's own (a slice of a mapping) and must not be modified. A
+	// mapping asks the system to bring their pages in before it returns, so that calling
+	// Encoded for the next chunk while the previous one is copied overlaps the page faults.
+	Encoded(sec Section, off, n int) ([]byte, error)
 }
 
 // Len returns the number of points of section s.

@@ -3,6 +3,7 @@ package proofs
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"testing"
@@ -264,4 +265,43 @@ func firstGPU(b *testing.B) *gpu.ProverDevice {
 		}
 	})
 	return gpus[0]
+}
+
+// BenchmarkWindowSynthesize measures a reduced 32 GiB WindowPoSt partition, the real sector of
+// realWindowPartition in each of 128 slots (6.8 M constraints, the size of one 32 GiB PoRep
+// challenge): "compile" is synth.Compile of its blank circuit, "synthesize" synth.Synthesize
+// (witness and A·w, B·w, C·w). Both report constraints per second.
+func BenchmarkWindowSynthesize(b *testing.B) {
+	for _, sectors := range []int{128} {
+		b.Run(fmt.Sprintf("sectors=%d", sectors), func(b *testing.B) {
+			p, c, _ := realWindowPartition(b, sectors)
+			var shape *synth.Shape
+			b.Run("compile", func(b *testing.B) {
+				for b.Loop() {
+					s, err := synth.Compile(cpost.Blank(p))
+					if err != nil {
+						b.Fatal(err)
+					}
+					shape = s
+				}
+				b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+			})
+			if shape == nil { // the compile benchmark was filtered out
+				var err error
+				if shape, err = synth.Compile(cpost.Blank(p)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Run("synthesize", func(b *testing.B) {
+				for b.Loop() {
+					a, err := synth.Synthesize(b.Context(), shape, c)
+					if err != nil {
+						b.Fatal(err)
+					}
+					benchAssignment = a
+				}
+				b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+			})
+		})
+	}
 }

@@ -12,7 +12,26 @@ import (
 // HashCircuit returns Poseidon of inputs (len Arity) in cs as neptune 11's legacy circuit
 // (src/circuit.rs poseidon_hash) builds it, variable for variable and constraint for
 // constraint; see the package comment for its shape and count.
+//
+// When cs records its combinations (Compile), the hash's rows are those of p's template, the
+// circuit recorded once per Params and renamed to inputs (see template): the same system at a
+// fraction of the cost.
 func (p *Params) HashCircuit(cs *synth.CS, inputs []num.Num) (num.Num, error) {
+	if len(inputs) != p.Arity {
+		return num.Num{}, fmt.Errorf("poseidon: hash %d inputs with arity %d", len(inputs), p.Arity)
+	}
+	if cs.RecordsLC() {
+		t, err := p.template()
+		if err != nil {
+			return num.Num{}, err
+		}
+		return t.replay(cs, p, inputs)
+	}
+	return p.hashTermByTerm(cs, inputs)
+}
+
+// hashTermByTerm is HashCircuit building every combination term by term, as neptune does.
+func (p *Params) hashTermByTerm(cs *synth.CS, inputs []num.Num) (num.Num, error) {
 	if len(inputs) != p.Arity {
 		return num.Num{}, fmt.Errorf("poseidon: hash %d inputs with arity %d", len(inputs), p.Arity)
 	}

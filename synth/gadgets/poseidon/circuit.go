@@ -35,7 +35,8 @@ func (p *Params) hashTermByTerm(cs *synth.CS, inputs []num.Num) (num.Num, error)
 	if len(inputs) != p.Arity {
 		return num.Num{}, fmt.Errorf("poseidon: hash %d inputs with arity %d", len(inputs), p.Arity)
 	}
-	h := &circuitHasher{cs: cs, p: p, rec: cs.RecordsLC(), el: make([]elt, p.Width)}
+	buf := make([]elt, 2*p.Width)
+	h := &circuitHasher{cs: cs, p: p, rec: cs.RecordsLC(), el: buf[:p.Width], next: buf[p.Width:]}
 	h.el[0] = h.constant(p.DomainTag)
 	for i, in := range inputs {
 		h.el[i+1] = elt{allocated: true, v: in.Var, val: in.Value}
@@ -59,6 +60,7 @@ type circuitHasher struct {
 	p     *Params
 	rec   bool
 	el    []elt
+	next  []elt // the linear layers' output, swapped with el
 	off   int
 	round int
 }
@@ -271,29 +273,50 @@ func (h *circuitHasher) scaledInto(acc *elt, e *elt, s *fr.Element) {
 	}
 }
 
+// output returns the linear layer's output buffer, cleared: each element the empty Num.
+func (h *circuitHasher) output() []elt {
+	out := h.next
+	clear(out)
+	return out
+}
+
+// swap makes out, filled by the linear layer, the state.
+func (h *circuitHasher) swap(out []elt) { h.el, h.next = out, h.el }
+
+// addInto appends e to the Num acc: scaledInto with s = 1, without multiplying.
+func (h *circuitHasher) addInto(acc *elt, e *elt) {
+	acc.val.Add(&acc.val, &e.val)
+	if !h.rec {
+		return
+	}
+	if e.allocated {
+		acc.lc = acc.lc.Add(e.v)
+		return
+	}
+	acc.lc = append(acc.lc, e.lc...)
+}
+
 // productMatrix sets element j to Σ_i el_i·m[i][j] (neptune product_mds_with_matrix).
 func (h *circuitHasher) productMatrix(m [][]fr.Element) {
-	out := make([]elt, len(h.el))
+	out := h.output()
 	for j := range out {
 		for i := range h.el {
 			h.scaledInto(&out[j], &h.el[i], &m[i][j])
 		}
 	}
-	h.el = out
+	h.swap(out)
 }
 
 // productSparse sets element 0 to Σ_i el_i·WHat_i and element j ≥ 1 to el_j + el_0·VRest_{j−1}
 // (neptune product_mds_with_sparse_matrix).
 func (h *circuitHasher) productSparse(m *SparseMatrix) {
-	out := make([]elt, len(h.el))
+	out := h.output()
 	for i := range h.el {
 		h.scaledInto(&out[0], &h.el[i], &m.WHat[i])
 	}
-	var one fr.Element
-	one.SetOne()
 	for j := 1; j < len(h.el); j++ {
-		h.scaledInto(&out[j], &h.el[j], &one)
+		h.addInto(&out[j], &h.el[j])
 		h.scaledInto(&out[j], &h.el[0], &m.VRest[j-1])
 	}
-	h.el = out
+	h.swap(out)
 }

@@ -25,7 +25,7 @@ func (p *Params) HashCircuit(cs *synth.CS, inputs []num.Num) (num.Num, error) {
 		if err != nil {
 			return num.Num{}, err
 		}
-		return t.replay(cs, p, inputs)
+		return t.replay(cs, p, inputs), nil
 	}
 	return p.hashTermByTerm(cs, inputs)
 }

@@ -149,6 +149,9 @@ func (cs *CS) runBranches(layout []branchLayout, branch func(i int, sub *CS) err
 		}
 		g.Go(func() error {
 			err := runCircuit(branchCircuit{i, branch}, sub)
+			if sub.rec != nil {
+				sub.rec.done()
+			}
 			if sub.overflow > 0 {
 				return fmt.Errorf("%w: parallel branch %d allocated %d variables more than compiled", ErrShapeMismatch, i, sub.overflow)
 			}

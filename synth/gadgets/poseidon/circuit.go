@@ -246,11 +246,11 @@ func (h *circuitHasher) productMDS() {
 	half, o := h.p.FullRounds/2, h.p.opt
 	switch {
 	case h.round == half-1:
-		h.productMatrix(o.PreSparse)
+		h.productMatrix(o.PreSparse, o.preSparseCols)
 	case h.round > half-1 && h.round < half+h.p.Partial:
 		h.productSparse(&o.Sparse[h.round-half])
 	default:
-		h.productMatrix(h.p.MDS)
+		h.productMatrix(h.p.MDS, o.mdsCols)
 	}
 	h.round++
 }
@@ -296,9 +296,22 @@ func (h *circuitHasher) addInto(acc *elt, e *elt) {
 	acc.lc = append(acc.lc, e.lc...)
 }
 
-// productMatrix sets element j to Σ_i el_i·m[i][j] (neptune product_mds_with_matrix).
-func (h *circuitHasher) productMatrix(m [][]fr.Element) {
+// productMatrix sets element j to Σ_i el_i·m[i][j] (neptune product_mds_with_matrix); cols
+// are m's columns, for the values alone when no combination is recorded.
+func (h *circuitHasher) productMatrix(m [][]fr.Element, cols []fr.Vector) {
 	out := h.output()
+	if !h.rec {
+		var buf [37]fr.Element // New's largest width
+		s := fr.Vector(buf[:len(h.el)])
+		for i := range h.el {
+			s[i] = h.el[i].val
+		}
+		for j := range out {
+			out[j].val = s.InnerProduct(cols[j])
+		}
+		h.swap(out)
+		return
+	}
 	for j := range out {
 		for i := range h.el {
 			h.scaledInto(&out[j], &h.el[i], &m[i][j])
@@ -311,8 +324,17 @@ func (h *circuitHasher) productMatrix(m [][]fr.Element) {
 // (neptune product_mds_with_sparse_matrix).
 func (h *circuitHasher) productSparse(m *SparseMatrix) {
 	out := h.output()
-	for i := range h.el {
-		h.scaledInto(&out[0], &h.el[i], &m.WHat[i])
+	if h.rec {
+		for i := range h.el {
+			h.scaledInto(&out[0], &h.el[i], &m.WHat[i])
+		}
+	} else {
+		var buf [37]fr.Element // New's largest width
+		s := fr.Vector(buf[:len(h.el)])
+		for i := range h.el {
+			s[i] = h.el[i].val
+		}
+		out[0].val = s.InnerProduct(m.WHat)
 	}
 	for j := 1; j < len(h.el); j++ {
 		h.addInto(&out[j], &h.el[j])

@@ -23,6 +23,22 @@ type optimized struct {
 	// partial round r (neptune factor_to_sparse_matrixes).
 	PreSparse [][]fr.Element
 	Sparse    []SparseMatrix
+
+	// The columns of M and of PreSparse: column j of m is what element j of v·m takes the
+	// inner product of v with.
+	mdsCols, preSparseCols []fr.Vector
+}
+
+// columns returns the columns of the square matrix m.
+func columns(m [][]fr.Element) []fr.Vector {
+	cols := make([]fr.Vector, len(m))
+	for j := range cols {
+		cols[j] = make(fr.Vector, len(m))
+		for i := range m {
+			cols[j][i] = m[i][j]
+		}
+	}
+	return cols
 }
 
 // matrix helpers over Fr. Vectors multiply matrices from the left, as neptune's apply_matrix:
@@ -189,6 +205,7 @@ func newOptimized(p *Params) (*optimized, error) {
 		cur = matMul(p.MDS, prime)
 	}
 	o.PreSparse = cur
+	o.mdsCols, o.preSparseCols = columns(p.MDS), columns(o.PreSparse)
 	return o, nil
 }
 
@@ -228,37 +245,28 @@ func (p *Params) hashOptimized(inputs []fr.Element) fr.Element {
 		}
 		switch {
 		case r == half-1:
-			mulMatrix(s, tmp, o.PreSparse)
+			mulColumns(s, tmp, o.preSparseCols)
 		case !full:
 			m := &o.Sparse[r-half]
 			s0 := s[0]
-			var acc fr.Element
-			for i := range s {
-				x.Mul(&s[i], &m.WHat[i])
-				acc.Add(&acc, &x)
-			}
-			s[0] = acc
+			v := fr.Vector(s)
+			s[0] = v.InnerProduct(m.WHat)
 			for j := 1; j < t; j++ {
 				x.Mul(&s0, &m.VRest[j-1])
 				s[j].Add(&s[j], &x)
 			}
 		default:
-			mulMatrix(s, tmp, p.MDS)
+			mulColumns(s, tmp, o.mdsCols)
 		}
 	}
 	return s[1]
 }
 
-// mulMatrix sets s = s·m (s_j = Σ_i s_i·m[i][j]) using scratch tmp (len Width).
-func mulMatrix(s, tmp []fr.Element, m [][]fr.Element) {
-	var x fr.Element
+// mulColumns sets s = s·m, s_j = ⟨s, column j of m⟩, from m's columns, using scratch tmp
+// (len Width). fr.Vector.InnerProduct reduces once per sum on CPUs with AVX-512.
+func mulColumns(s, tmp fr.Vector, cols []fr.Vector) {
 	for j := range tmp {
-		var acc fr.Element
-		for i := range s {
-			x.Mul(&s[i], &m[i][j])
-			acc.Add(&acc, &x)
-		}
-		tmp[j] = acc
+		tmp[j] = s.InnerProduct(cols[j])
 	}
 	copy(s, tmp)
 }

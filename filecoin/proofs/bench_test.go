@@ -126,8 +126,10 @@ func BenchmarkWinningPoSt32GiB(b *testing.B) {
 
 // BenchmarkWindowPoSt32GiBPartition measures one full 32 GiB WindowPoSt partition (2349 sectors
 // × 10 challenges, 125,279,217 constraints, 25,839 public inputs), the real vanilla proof of
-// testdata repeated into every slot (realWindowPartition). "synthesize" is synth.Synthesize
-// (witness and A·w, B·w, C·w) on all cores. "prove-gpu-device-eval" is prover.ProvePartition on
+// testdata repeated into every slot (realWindowPartition). The shape is compiled first with
+// synth.Compile, the path cmd/cuzk and filecoin/proofs take (the branches concurrently, each
+// Poseidon hash from its arity's template), its time logged. "synthesize" is synth.Synthesize
+// (witness and A·w, B·w, C·w) on all cores, "witness" synth.SynthesizeWitness (w alone). "prove-gpu-device-eval" is prover.ProvePartition on
 // GPU 0 from w alone, the device evaluating A·w, B·w, C·w from the resident shape;
 // "prove-gpu" the same with the host's evaluations. Both use INSECURE parameters from
 // devsetup.InsecureSetup on that GPU (made once, its time logged); one proof, not timed, uploads
@@ -167,6 +169,14 @@ func BenchmarkWindowPoSt32GiBPartition(b *testing.B) {
 				b.Fatal(err)
 			}
 			a.ReleaseEvaluations()
+		}
+		b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+	})
+	b.Run("witness", func(b *testing.B) { // w alone, what the device-evaluation path needs
+		for b.Loop() {
+			if _, err := synth.SynthesizeWitness(ctx, shape, c, nil); err != nil {
+				b.Fatal(err)
+			}
 		}
 		b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
 	})

@@ -2,6 +2,7 @@ package poseidon
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -111,21 +112,23 @@ func (t *template) replay(cs *synth.CS, p *Params, inputs []num.Num) num.Num {
 			first = v
 		}
 	}
-	rename := func(v synth.Variable) synth.Variable {
-		switch {
-		case !v.IsInput():
-			return first + synth.Variable(v.Index())
-		case v == synth.One:
-			return synth.One
-		}
-		return inputs[v.Index()-1].Var
+	var ins [37]synth.Variable // template input i → One or the hash's input i
+	ins[0] = synth.One
+	for i := range inputs {
+		ins[i+1] = inputs[i].Var
 	}
 	var lcs [3]synth.LC
 	for _, row := range t.rows {
 		for mi, lc := range row {
-			dst := lcs[mi][:0]
-			for _, term := range lc {
-				dst = append(dst, synth.Term{Coeff: term.Coeff, Var: rename(term.Var)})
+			dst := slices.Grow(lcs[mi][:0], len(lc))[:len(lc)]
+			for i := range lc {
+				v := lc[i].Var
+				if v.IsInput() {
+					v = ins[v.Index()]
+				} else {
+					v = first + synth.Variable(v.Index())
+				}
+				dst[i] = synth.Term{Coeff: lc[i].Coeff, Var: v}
 			}
 			lcs[mi] = dst
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/utils/cpu"
 )
 
 // Matrix is one of A, B, C in a compact compressed-row form over the circuit's own constraints
@@ -125,8 +126,19 @@ func (m *Matrix) AppendRow(dst []MatrixEntry, r int) []MatrixEntry {
 	return dst
 }
 
+// gatherRow is the row length, in words, from which MulVec gathers the terms of general
+// coefficients for fr.Vector.InnerProduct, when the CPU has AVX-512: its vector code reduces
+// once per sum rather than once per product, about 2× faster than a multiplication and an
+// addition per term at 16 terms, 3× at 64 (the long rows of Poseidon's linear layers), copies
+// included.
+const gatherRow = 16
+
+// gatherChunk is the number of terms MulVec gathers before it sums them.
+const gatherChunk = 64
+
 // MulVec sets out[r] = ⟨row r, w⟩ = Σ coeff·w[col] over the terms of row r, for lo ≤ r < hi.
-// Terms of coefficient ±1 cost an addition, others a multiplication and an addition.
+// Terms of coefficient ±1 cost an addition, others a multiplication and an addition, or, in
+// rows of gatherRow words or more on a CPU with AVX-512, a share of an inner product.
 func (m *Matrix) MulVec(w, out []fr.Element, lo, hi int) {
 	if lo >= hi {
 		return
@@ -137,6 +149,7 @@ func (m *Matrix) MulVec(w, out []fr.Element, lo, hi int) {
 	c := m.seek(lo)
 	k, long := c.k, c.long
 	var t fr.Element
+	var xs, ys fr.Vector // gathered values and coefficients
 	out = out[lo:hi]
 	for i, n8 := range rowLen[lo:hi] {
 		n := uint32(n8)
@@ -145,6 +158,41 @@ func (m *Matrix) MulVec(w, out []fr.Element, lo, hi int) {
 			long++
 		}
 		var acc fr.Element
+		if n >= gatherRow && cpu.SupportAVX512 {
+			if xs == nil {
+				xs, ys = make(fr.Vector, 0, gatherChunk), make(fr.Vector, 0, gatherChunk)
+			}
+			for end := k + n; k < end; k++ {
+				x := words[k]
+				v := &w[x&mask]
+				code := x >> shift
+				switch code {
+				case 0:
+					acc.Add(&acc, v)
+					continue
+				case 1:
+					acc.Sub(&acc, v)
+					continue
+				case esc:
+					k++
+					code = words[k]
+				}
+				xs = append(xs, *v)
+				ys = append(ys, coeffs[code])
+				if len(xs) == gatherChunk {
+					t = xs.InnerProduct(ys)
+					acc.Add(&acc, &t)
+					xs, ys = xs[:0], ys[:0]
+				}
+			}
+			if len(xs) > 0 {
+				t = xs.InnerProduct(ys)
+				acc.Add(&acc, &t)
+				xs, ys = xs[:0], ys[:0]
+			}
+			out[i] = acc
+			continue
+		}
 		for end := k + n; k < end; k++ {
 			x := words[k]
 			v := &w[x&mask]

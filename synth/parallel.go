@@ -3,6 +3,7 @@ package synth
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"golang.org/x/sync/errgroup"
@@ -50,6 +51,7 @@ func (cs *CS) parallelShape(n int, branch func(i int, sub *CS) error) error {
 	layout := make([]branchLayout, n)
 	errs := make([]error, n)
 	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range layout {
 		sub := &CS{
 			mode:     modeLocate,
@@ -130,6 +132,7 @@ func (cs *CS) parallelWitness(n int, branch func(i int, sub *CS) error) error {
 func (cs *CS) runBranches(layout []branchLayout, branch func(i int, sub *CS) error, mode csMode, segs []*segment) error {
 	n := len(layout)
 	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, l := range layout {
 		if l.inStart+l.inCount > cap(cs.inputs) || l.auxStart+l.auxCount > cap(cs.aux) {
 			return fmt.Errorf("%w: parallel branch %d exceeds the shape", ErrShapeMismatch, i)
@@ -146,6 +149,9 @@ func (cs *CS) runBranches(layout []branchLayout, branch func(i int, sub *CS) err
 		}
 		g.Go(func() error {
 			err := runCircuit(branchCircuit{i, branch}, sub)
+			if sub.rec != nil {
+				sub.rec.done()
+			}
 			if sub.overflow > 0 {
 				return fmt.Errorf("%w: parallel branch %d allocated %d variables more than compiled", ErrShapeMismatch, i, sub.overflow)
 			}

@@ -102,6 +102,7 @@ type segment struct {
 	a, b, c  rawMatrix
 	rows     int
 	coeffIdx map[fr.Element]uint32
+	recent   *[recentCoeffs]recentCoeff // in front of coeffIdx while the segment records
 	coeffs   []fr.Element
 	scratch  []Term
 	keys     []uint64
@@ -207,8 +208,21 @@ func strictlyIncreasing(lc LC) bool {
 	return true
 }
 
+// recentCoeffs is the number of slots of a segment's cache of coefficient indices: a circuit
+// uses few distinct coefficients (about a thousand in a WindowPoSt sector), over and over.
+const recentCoeffs = 1 << 11
+
+// recentCoeff is a slot of the cache: a coefficient and its local index (0: empty, as 1 is
+// never cached).
+type recentCoeff struct {
+	c   fr.Element
+	idx uint32
+}
+
 // coeffIndex returns the local index of c, adding it if new; 1 and −1, the common cases, skip
-// the map.
+// the map, and so do the others found in the cache, a direct-mapped table indexed by the low
+// bits of c's first word (the lookup of a 32-byte key in the map costs several times the
+// comparison).
 func (sg *segment) coeffIndex(c *fr.Element) uint32 {
 	switch {
 	case c.Equal(&frOne):
@@ -216,14 +230,25 @@ func (sg *segment) coeffIndex(c *fr.Element) uint32 {
 	case c.Equal(&frMinus1):
 		return 1
 	}
+	if sg.recent == nil {
+		sg.recent = new([recentCoeffs]recentCoeff)
+	}
+	slot := &sg.recent[c[0]&(recentCoeffs-1)]
+	if slot.idx != 0 && slot.c == *c {
+		return slot.idx
+	}
 	idx, ok := sg.coeffIdx[*c]
 	if !ok {
 		idx = uint32(len(sg.coeffs))
 		sg.coeffIdx[*c] = idx
 		sg.coeffs = append(sg.coeffs, *c)
 	}
+	slot.c, slot.idx = *c, idx
 	return idx
 }
+
+// done drops what the segment needs only while it records.
+func (sg *segment) done() { sg.recent = nil }
 
 // Compile runs circuit once in shape mode and returns its compiled Shape. The witness values the
 // circuit assigns are ignored. The branches of CS.Parallel calls are recorded concurrently, and
@@ -249,6 +274,9 @@ func compile(circuit Circuit, colBits uint) (*Shape, error) {
 	}
 	nIn, nAux := len(cs.inputs), len(cs.aux)
 	cs.inputs, cs.aux = nil, nil // the values are not needed any more: free them before encoding
+	for _, sg := range sb.segs {
+		sg.done()
+	}
 	s, err := sb.finish(nIn, nAux, cs.n)
 	if err != nil {
 		return nil, fmt.Errorf("compile circuit: %w", err)

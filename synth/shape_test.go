@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"encoding/binary"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -250,3 +251,57 @@ func compileProcs(t *testing.T, procs int) *Shape {
 }
 
 func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
+// wideRows is a circuit of rows 1…150 terms long of random full-width coefficients and values,
+// some terms ±1: the rows MulVec sums by gathering.
+type wideRows struct{ want []fr.Element }
+
+func (c *wideRows) Synthesize(cs *CS) error {
+	rng := rand.New(rand.NewPCG(7, 7))
+	random := func() fr.Element {
+		var b [32]byte
+		for i := range 4 {
+			binary.LittleEndian.PutUint64(b[8*i:], rng.Uint64())
+		}
+		var x fr.Element
+		x.SetBytes(b[:]) // reduced mod r
+		return x
+	}
+	vars := []Variable{One}
+	for range 200 {
+		vars = append(vars, cs.Alloc(random()))
+	}
+	for n := 1; n <= 150; n++ {
+		lc := NewLC()
+		for j := range n {
+			switch rng.IntN(5) {
+			case 0:
+				lc = lc.Add(vars[1+j])
+			case 1:
+				lc = lc.Sub(vars[1+j])
+			default:
+				lc = lc.AddTerm(random(), vars[1+j])
+			}
+		}
+		if cs.RecordsLC() {
+			c.want = append(c.want, cs.Eval(lc))
+		}
+		cs.Enforce("wide", lc, V(One), lc)
+	}
+	return nil
+}
+
+// TestMulVecWideRows checks A·w on rows of every length to 150 with random full-width values
+// and coefficients, inline and escaped, against the combinations evaluated directly.
+func TestMulVecWideRows(t *testing.T) {
+	for _, colBits := range []uint{0, 29} {
+		c := &wideRows{}
+		shape, err := compile(c, colBits)
+		require.NoError(t, err)
+		asg, err := Synthesize(context.Background(), shape, &wideRows{})
+		require.NoError(t, err)
+		for r, want := range c.want {
+			require.True(t, want.Equal(&asg.A[r]), "colBits %d row %d", colBits, r)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package proofs
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"testing"
@@ -125,8 +126,10 @@ func BenchmarkWinningPoSt32GiB(b *testing.B) {
 
 // BenchmarkWindowPoSt32GiBPartition measures one full 32 GiB WindowPoSt partition (2349 sectors
 // × 10 challenges, 125,279,217 constraints, 25,839 public inputs), the real vanilla proof of
-// testdata repeated into every slot (realWindowPartition). "synthesize" is synth.Synthesize
-// (witness and A·w, B·w, C·w) on all cores. "prove-gpu-device-eval" is prover.ProvePartition on
+// testdata repeated into every slot (realWindowPartition). The shape is compiled first with
+// synth.Compile, the path cmd/cuzk and filecoin/proofs take (the branches concurrently, each
+// Poseidon hash from its arity's template), its time logged. "synthesize" is synth.Synthesize
+// (witness and A·w, B·w, C·w) on all cores, "witness" synth.SynthesizeWitness (w alone). "prove-gpu-device-eval" is prover.ProvePartition on
 // GPU 0 from w alone, the device evaluating A·w, B·w, C·w from the resident shape;
 // "prove-gpu" the same with the host's evaluations. Both use INSECURE parameters from
 // devsetup.InsecureSetup on that GPU (made once, its time logged); one proof, not timed, uploads
@@ -166,6 +169,14 @@ func BenchmarkWindowPoSt32GiBPartition(b *testing.B) {
 				b.Fatal(err)
 			}
 			a.ReleaseEvaluations()
+		}
+		b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+	})
+	b.Run("witness", func(b *testing.B) { // w alone, what the device-evaluation path needs
+		for b.Loop() {
+			if _, err := synth.SynthesizeWitness(ctx, shape, c, nil); err != nil {
+				b.Fatal(err)
+			}
 		}
 		b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
 	})
@@ -264,4 +275,54 @@ func firstGPU(b *testing.B) *gpu.ProverDevice {
 		}
 	})
 	return gpus[0]
+}
+
+// BenchmarkWindowSynthesize measures a reduced 32 GiB WindowPoSt partition, the real sector of
+// realWindowPartition in each of 128 slots (6.8 M constraints, the size of one 32 GiB PoRep
+// challenge): "compile" is synth.Compile of its blank circuit, "synthesize" synth.Synthesize
+// (witness and A·w, B·w, C·w), "witness" synth.SynthesizeWitness (w alone, as for a device
+// that evaluates the matrices itself). Each reports constraints per second.
+func BenchmarkWindowSynthesize(b *testing.B) {
+	for _, sectors := range []int{128} {
+		b.Run(fmt.Sprintf("sectors=%d", sectors), func(b *testing.B) {
+			p, c, _ := realWindowPartition(b, sectors)
+			var shape *synth.Shape
+			b.Run("compile", func(b *testing.B) {
+				for b.Loop() {
+					s, err := synth.Compile(cpost.Blank(p))
+					if err != nil {
+						b.Fatal(err)
+					}
+					shape = s
+				}
+				b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+			})
+			if shape == nil { // the compile benchmark was filtered out
+				var err error
+				if shape, err = synth.Compile(cpost.Blank(p)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Run("synthesize", func(b *testing.B) {
+				for b.Loop() {
+					a, err := synth.Synthesize(b.Context(), shape, c)
+					if err != nil {
+						b.Fatal(err)
+					}
+					benchAssignment = a
+				}
+				b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+			})
+			b.Run("witness", func(b *testing.B) {
+				for b.Loop() {
+					a, err := synth.SynthesizeWitness(b.Context(), shape, c, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					benchAssignment = a
+				}
+				b.ReportMetric(float64(shape.NumConstraints)*float64(b.N)/b.Elapsed().Seconds(), "constraints/s")
+			})
+		})
+	}
 }

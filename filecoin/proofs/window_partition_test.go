@@ -79,7 +79,7 @@ func realWindowPartition(tb testing.TB, sectors int) (cpost.Params, *cpost.Circu
 }
 
 // TestRealWindowPartitionSmall builds the WindowPoSt partition of the benchmark at 3 sectors
-// (the real sector and 2 padding copies, 160 k constraints): its shape has 3 × 53,313
+// (the real sector and 2 padding copies, 160 k constraints): its shape has 3 × 53,333
 // constraints, the witness satisfies every constraint (synth.Check), and its public inputs
 // equal those filecoin/post derives from postpub.json. The full partition's count, 2349
 // sectors, is checked with cpost.Count against the published 125,279,217.

@@ -12,11 +12,31 @@ import (
 // HashCircuit returns Poseidon of inputs (len Arity) in cs as neptune 11's legacy circuit
 // (src/circuit.rs poseidon_hash) builds it, variable for variable and constraint for
 // constraint; see the package comment for its shape and count.
+//
+// When cs records its combinations (Compile), the hash's rows are those of p's template, the
+// circuit recorded once per Params and renamed to inputs (see template): the same system at a
+// fraction of the cost.
 func (p *Params) HashCircuit(cs *synth.CS, inputs []num.Num) (num.Num, error) {
 	if len(inputs) != p.Arity {
 		return num.Num{}, fmt.Errorf("poseidon: hash %d inputs with arity %d", len(inputs), p.Arity)
 	}
-	h := &circuitHasher{cs: cs, p: p, rec: cs.RecordsLC(), el: make([]elt, p.Width)}
+	if cs.RecordsLC() {
+		t, err := p.template()
+		if err != nil {
+			return num.Num{}, err
+		}
+		return t.replay(cs, p, inputs), nil
+	}
+	return p.hashTermByTerm(cs, inputs)
+}
+
+// hashTermByTerm is HashCircuit building every combination term by term, as neptune does.
+func (p *Params) hashTermByTerm(cs *synth.CS, inputs []num.Num) (num.Num, error) {
+	if len(inputs) != p.Arity {
+		return num.Num{}, fmt.Errorf("poseidon: hash %d inputs with arity %d", len(inputs), p.Arity)
+	}
+	buf := make([]elt, 2*p.Width)
+	h := &circuitHasher{cs: cs, p: p, rec: cs.RecordsLC(), el: buf[:p.Width], next: buf[p.Width:]}
 	h.el[0] = h.constant(p.DomainTag)
 	for i, in := range inputs {
 		h.el[i+1] = elt{allocated: true, v: in.Var, val: in.Value}
@@ -40,6 +60,7 @@ type circuitHasher struct {
 	p     *Params
 	rec   bool
 	el    []elt
+	next  []elt // the linear layers' output, swapped with el
 	off   int
 	round int
 }
@@ -225,11 +246,11 @@ func (h *circuitHasher) productMDS() {
 	half, o := h.p.FullRounds/2, h.p.opt
 	switch {
 	case h.round == half-1:
-		h.productMatrix(o.PreSparse)
+		h.productMatrix(o.PreSparse, o.preSparseCols)
 	case h.round > half-1 && h.round < half+h.p.Partial:
 		h.productSparse(&o.Sparse[h.round-half])
 	default:
-		h.productMatrix(h.p.MDS)
+		h.productMatrix(h.p.MDS, o.mdsCols)
 	}
 	h.round++
 }
@@ -252,29 +273,72 @@ func (h *circuitHasher) scaledInto(acc *elt, e *elt, s *fr.Element) {
 	}
 }
 
-// productMatrix sets element j to Σ_i el_i·m[i][j] (neptune product_mds_with_matrix).
-func (h *circuitHasher) productMatrix(m [][]fr.Element) {
-	out := make([]elt, len(h.el))
+// output returns the linear layer's output buffer, cleared: each element the empty Num.
+func (h *circuitHasher) output() []elt {
+	out := h.next
+	clear(out)
+	return out
+}
+
+// swap makes out, filled by the linear layer, the state.
+func (h *circuitHasher) swap(out []elt) { h.el, h.next = out, h.el }
+
+// addInto appends e to the Num acc: scaledInto with s = 1, without multiplying.
+func (h *circuitHasher) addInto(acc *elt, e *elt) {
+	acc.val.Add(&acc.val, &e.val)
+	if !h.rec {
+		return
+	}
+	if e.allocated {
+		acc.lc = acc.lc.Add(e.v)
+		return
+	}
+	acc.lc = append(acc.lc, e.lc...)
+}
+
+// productMatrix sets element j to Σ_i el_i·m[i][j] (neptune product_mds_with_matrix); cols
+// are m's columns, for the values alone when no combination is recorded.
+func (h *circuitHasher) productMatrix(m [][]fr.Element, cols []fr.Vector) {
+	out := h.output()
+	if !h.rec {
+		var buf [37]fr.Element // New's largest width
+		s := fr.Vector(buf[:len(h.el)])
+		for i := range h.el {
+			s[i] = h.el[i].val
+		}
+		for j := range out {
+			out[j].val = s.InnerProduct(cols[j])
+		}
+		h.swap(out)
+		return
+	}
 	for j := range out {
 		for i := range h.el {
 			h.scaledInto(&out[j], &h.el[i], &m[i][j])
 		}
 	}
-	h.el = out
+	h.swap(out)
 }
 
 // productSparse sets element 0 to Σ_i el_i·WHat_i and element j ≥ 1 to el_j + el_0·VRest_{j−1}
 // (neptune product_mds_with_sparse_matrix).
 func (h *circuitHasher) productSparse(m *SparseMatrix) {
-	out := make([]elt, len(h.el))
-	for i := range h.el {
-		h.scaledInto(&out[0], &h.el[i], &m.WHat[i])
+	out := h.output()
+	if h.rec {
+		for i := range h.el {
+			h.scaledInto(&out[0], &h.el[i], &m.WHat[i])
+		}
+	} else {
+		var buf [37]fr.Element // New's largest width
+		s := fr.Vector(buf[:len(h.el)])
+		for i := range h.el {
+			s[i] = h.el[i].val
+		}
+		out[0].val = s.InnerProduct(m.WHat)
 	}
-	var one fr.Element
-	one.SetOne()
 	for j := 1; j < len(h.el); j++ {
-		h.scaledInto(&out[j], &h.el[j], &one)
+		h.addInto(&out[j], &h.el[j])
 		h.scaledInto(&out[j], &h.el[0], &m.VRest[j-1])
 	}
-	h.el = out
+	h.swap(out)
 }

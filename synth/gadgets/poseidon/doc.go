@@ -31,6 +31,13 @@
 // 3·arity + 4·(t·(R_F − 1) + R_P) + 1 — 311 for arity 2, 377 for 4, 505 for 8, 598 for 11,
 // 1,385 for 36.
 //
+// Compile does not build those combinations for every hash: the ones carried through the
+// partial rounds grow by a term a round, which costs O(t·R_P²) multiplications a hash (most of
+// an all-Poseidon circuit's compile time). The rows are constants of the Params, so the first
+// hash records them once (a template: one hash compiled on fresh inputs) and every hash after
+// renames the template's variables to its own inputs and aux variables. The matrices are the
+// same, term for term; the witness path (Synthesize) computes values only, as before.
+//
 // HashMD and HashMDCircuit are Filecoin's Merkle–Damgård construction over the arity-36 hash
 // (filecoin-hashers hash_md).
 package poseidon

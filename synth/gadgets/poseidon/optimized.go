@@ -23,6 +23,22 @@ type optimized struct {
 	// partial round r (neptune factor_to_sparse_matrixes).
 	PreSparse [][]fr.Element
 	Sparse    []SparseMatrix
+
+	// The columns of M and of PreSparse: column j of m is what element j of v·m takes the
+	// inner product of v with.
+	mdsCols, preSparseCols []fr.Vector
+}
+
+// columns returns the columns of the square matrix m.
+func columns(m [][]fr.Element) []fr.Vector {
+	cols := make([]fr.Vector, len(m))
+	for j := range cols {
+		cols[j] = make(fr.Vector, len(m))
+		for i := range m {
+			cols[j][i] = m[i][j]
+		}
+	}
+	return cols
 }
 
 // matrix helpers over Fr. Vectors multiply matrices from the left, as neptune's apply_matrix:
@@ -189,5 +205,68 @@ func newOptimized(p *Params) (*optimized, error) {
 		cur = matMul(p.MDS, prime)
 	}
 	o.PreSparse = cur
+	o.mdsCols, o.preSparseCols = columns(p.MDS), columns(o.PreSparse)
 	return o, nil
+}
+
+// hashOptimized returns Poseidon of inputs (len Arity) as the circuit computes its values:
+// the compressed round constants and the sparse linear layers of the partial rounds, about a
+// third of Hash's multiplications at arity 8 (t² per full round, 3t − 1 per partial round,
+// instead of t² per round). It equals Hash.
+func (p *Params) hashOptimized(inputs []fr.Element) fr.Element {
+	var buf [2 * 37]fr.Element
+	t, c, half, o := p.Width, p.opt.Compressed, p.FullRounds/2, p.opt
+	s, tmp := buf[:t], buf[t:2*t]
+	s[0] = p.DomainTag
+	copy(s[1:], inputs)
+	for i := range s {
+		s[i].Add(&s[i], &c[i])
+	}
+	off := t
+	var x fr.Element
+	for r := 0; r < p.FullRounds+p.Partial; r++ {
+		full := r < half || r >= half+p.Partial
+		if full {
+			for i := range s {
+				sbox(&s[i])
+			}
+		} else {
+			sbox(&s[0])
+		}
+		if r < p.FullRounds+p.Partial-1 { // every round but the last adds the next constants
+			n := t
+			if !full {
+				n = 1
+			}
+			for i := 0; i < n; i++ {
+				s[i].Add(&s[i], &c[off+i])
+			}
+			off += n
+		}
+		switch {
+		case r == half-1:
+			mulColumns(s, tmp, o.preSparseCols)
+		case !full:
+			m := &o.Sparse[r-half]
+			s0 := s[0]
+			v := fr.Vector(s)
+			s[0] = v.InnerProduct(m.WHat)
+			for j := 1; j < t; j++ {
+				x.Mul(&s0, &m.VRest[j-1])
+				s[j].Add(&s[j], &x)
+			}
+		default:
+			mulColumns(s, tmp, o.mdsCols)
+		}
+	}
+	return s[1]
+}
+
+// mulColumns sets s = s·m, s_j = ⟨s, column j of m⟩, from m's columns, using scratch tmp
+// (len Width). fr.Vector.InnerProduct reduces once per sum on CPUs with AVX-512.
+func mulColumns(s, tmp fr.Vector, cols []fr.Vector) {
+	for j := range tmp {
+		tmp[j] = s.InnerProduct(cols[j])
+	}
+	copy(s, tmp)
 }

@@ -31,13 +31,9 @@ import (
 // synced and renamed over path, replacing any file there, permission 0644); on error path is
 // unchanged and no temporary file remains. Progress stages are InsecureSetup's.
 func WriteInsecureSetup(path string, shape *synth.Shape, tw ToxicWaste, opts ...Option) error {
-	o := collect(opts)
 	err := atomicfile.Write(path, func(w io.Writer) error {
-		fs := &fileSink{w: bufio.NewWriterSize(w, 1<<20)}
-		if err := generate(shape, tw, o, fs, pointChunk); err != nil {
-			return err
-		}
-		return fs.w.Flush()
+		_, err := StreamInsecureSetup(w, shape, tw, opts...)
+		return err
 	}, atomicfile.Overwrite())
 	if err != nil {
 		return fmt.Errorf("write insecure setup %s: %w", path, err)
@@ -45,14 +41,30 @@ func WriteInsecureSetup(path string, shape *synth.Shape, tw ToxicWaste, opts ...
 	return nil
 }
 
+// StreamInsecureSetup is WriteInsecureSetup onto w, which it does not close or sync, and
+// returns the verifying key it wrote (the file's first section), for a caller that also
+// writes the key on its own. INSECURE, as InsecureSetup.
+func StreamInsecureSetup(w io.Writer, shape *synth.Shape, tw ToxicWaste, opts ...Option) (*prover.VerifyingKey, error) {
+	fs := &fileSink{w: bufio.NewWriterSize(w, 1<<20)}
+	if err := generate(shape, tw, collect(opts), fs, pointChunk); err != nil {
+		return nil, err
+	}
+	if err := fs.w.Flush(); err != nil {
+		return nil, err
+	}
+	return fs.vk, nil
+}
+
 // fileSink encodes a setup's output as a bellperson parameters file.
 type fileSink struct {
 	w       *bufio.Writer
+	vk      *prover.VerifyingKey // the key written
 	section string
 	buf     []byte
 }
 
 func (s *fileSink) verifyingKey(vk *prover.VerifyingKey) error {
+	s.vk = vk
 	if _, err := vk.WriteTo(s.w); err != nil {
 		return fmt.Errorf("write verifying key: %w", err)
 	}

@@ -28,9 +28,16 @@ func status(ctx context.Context, args ...string) int {
 	return runMain(ctx, func() {}, args)
 }
 
-// smallSetup writes INSECURE parameters of a 50-constraint, 2-input circuit to dir.
+// smallSetup writes INSECURE parameters of a 50-constraint, 2-input circuit to dir, and checks
+// that circuit.vk holds the verifying key the parameters file starts with.
 func smallSetup(t *testing.T, dir string) {
 	require.NoError(t, run(context.Background(), []string{"setup", "--out", dir, "--constraints", "50", "--inputs", "2"}))
+	m, err := prover.OpenParametersFile(filepath.Join(dir, "circuit.params"), prover.Checked)
+	require.NoError(t, err)
+	defer m.Close()
+	want, err := m.VK.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, want, readFile(t, filepath.Join(dir, "circuit.vk")))
 }
 
 func proveArgs(dir string, extra ...string) []string {

@@ -14,7 +14,6 @@ import (
 	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/internal/atomicfile"
 	"github.com/cuzk-go/cuzk/prover"
-	"github.com/cuzk-go/cuzk/synth"
 )
 
 // Names of the files setup writes in --out.
@@ -55,20 +54,28 @@ func runSetup(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	shape, params, err := cf.insecureSetup(onGPU...)
+	shape, err := cf.compile()
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	vkBytes, err := params.VK.MarshalBinary()
+	tw, err := devsetup.NewToxicWaste(rand.Reader)
 	if err != nil {
 		return err
 	}
+	// The parameters are streamed to their file as the setup makes them (no points on the
+	// heap); the verifying key it wrote first is then written to its own file, and the pair
+	// is moved into place together.
+	var vk *prover.VerifyingKey
 	err = atomicfile.WritePair(
-		atomicfile.File{Path: vkPath, Data: vkBytes},
-		atomicfile.File{Path: paramsPath, Fill: func(w io.Writer) error { _, err := params.WriteTo(w); return err }},
+		atomicfile.File{Path: vkPath, Fill: func(w io.Writer) error { _, err := vk.WriteTo(w); return err }},
+		atomicfile.File{Path: paramsPath, Fill: func(w io.Writer) error {
+			written, err := devsetup.StreamInsecureSetup(w, shape, tw, onGPU...)
+			if err != nil {
+				return err
+			}
+			vk = written
+			return ctx.Err()
+		}},
 		writeOptions(*force)...)
 	if err != nil {
 		return fmt.Errorf("write %s and %s: %w", vkPath, paramsPath, err)
@@ -98,24 +105,6 @@ func fixedBaseOption(which string) ([]devsetup.Option, error) {
 		return nil, nil
 	}
 	return []devsetup.Option{devsetup.WithFixedBase(dev)}, nil
-}
-
-// insecureSetup compiles the circuit and generates INSECURE development parameters for it, the
-// toxic waste drawn from crypto/rand and dropped.
-func (c *circuitFlags) insecureSetup(opts ...devsetup.Option) (*synth.Shape, *prover.Parameters, error) {
-	shape, err := c.compile()
-	if err != nil {
-		return nil, nil, err
-	}
-	tw, err := devsetup.NewToxicWaste(rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	params, err := devsetup.InsecureSetup(shape, tw, opts...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return shape, params, nil
 }
 
 func log2(n int) int {

@@ -99,7 +99,9 @@ func WriteFile(path string, data []byte, opts ...Option) error {
 // directory), so that whenever last exists, first holds the contents written together with
 // it. The order is:
 //
-//  1. both temporary files are written and synced, with the permission bits set;
+//  1. both temporary files are written and synced, with the permission bits set — last's
+//     first, so that first's contents may depend on what filling last produced (a verifying
+//     key that a parameters file's writer computes, say);
 //  2. with Overwrite, an existing last is removed and the directory synced, so that from here
 //     until step 4 last is absent;
 //  3. first is moved into place, then 4. last, and the directory is synced.
@@ -130,13 +132,13 @@ func WritePair(first, last File, opts ...Option) error {
 			}
 		}
 	}
-	tmpFirst, err := writeTemp(first.Path, first.fill(), c.perm)
+	tmpLast, err := writeTemp(last.Path, last.fill(), c.perm)
 	if err != nil {
 		return err
 	}
-	tmpLast, err := writeTemp(last.Path, last.fill(), c.perm)
+	tmpFirst, err := writeTemp(first.Path, first.fill(), c.perm)
 	if err != nil {
-		_ = os.Remove(tmpFirst)
+		_ = os.Remove(tmpLast)
 		return err
 	}
 	cleanup := func() { _ = os.Remove(tmpFirst); _ = os.Remove(tmpLast) }

@@ -169,6 +169,25 @@ func TestWritePair(t *testing.T) {
 	wantContent(t, a, "p4")
 	wantContent(t, b, "v4")
 
+	// Last is filled first: first's contents may come from filling last, and a failing Fill
+	// of first leaves no temporary file of last behind.
+	var made string
+	err = WritePair(File{Path: a, Fill: func(w io.Writer) error { _, err := io.WriteString(w, "key of "+made); return err }},
+		File{Path: b, Fill: func(w io.Writer) error { made = "v5"; _, err := io.WriteString(w, made); return err }}, Overwrite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, a, "key of v5")
+	wantContent(t, b, "v5")
+	err = WritePair(File{Path: a, Fill: func(io.Writer) error { return boom }}, File{Path: b, Data: []byte("v6")}, Overwrite())
+	if !errors.Is(err, boom) {
+		t.Fatalf("failing fill of first: %v", err)
+	}
+	wantContent(t, b, "v5")
+	if got := entries(t, dir); !slices.Equal(got, []string{"c.params", "c.vk"}) {
+		t.Fatalf("temporary files left: %v", got)
+	}
+
 	// Misuse.
 	if err := WritePair(File{Path: a}, File{Path: filepath.Join(t.TempDir(), "x")}); err == nil {
 		t.Fatal("pair across directories accepted")

@@ -6,7 +6,8 @@
 // multi-party ceremony (Filecoin's .params files), read with prover.ReadParametersFile.
 // WriteInsecureSetup writes the same parameters straight to a bellperson parameters file,
 // holding one chunk of points at a time instead of all of them (tens of GiB at a Filecoin
-// partition's size); prover.OpenParametersFile reads it back.
+// partition's size), and StreamInsecureSetup writes them to any writer and returns the verifying
+// key; prover.OpenParametersFile reads the file back.
 // RandomParameters returns points of the right counts unrelated to any setup, for benchmarks at
 // sizes where a setup would take too long: proofs made with them do not verify.
 //

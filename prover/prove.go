@@ -96,25 +96,52 @@ func ProvePartition(ctx context.Context, params *Parameters, asg *synth.Assignme
 }
 
 // CheckParameters reports whether params fit shape: |IC| = inputs, |L| = aux, |H| = m−1, and the
-// A, B_G1, B_G2 queries have one point per variable their densities mark.
+// A, B_G1, B_G2 queries have one point per variable their densities mark. A mismatch is a
+// *ParamsMismatchError.
 func CheckParameters(params *Parameters, shape *synth.Shape) error {
+	return checkSections(len(params.VK.IC), params.Len, shape)
+}
+
+// ParamsMismatchError is the first section whose point count does not fit the circuit. It
+// wraps ErrParamsMismatch.
+type ParamsMismatchError struct {
+	Section   string // ic, h, l, a, b_g1 or b_g2
+	Got, Want int    // points in the section, points the circuit needs
+	Shape     *synth.Shape
+}
+
+func (e *ParamsMismatchError) Error() string {
+	return fmt.Sprintf("%v: section %s has %d points, the circuit needs %d (%d inputs, %d aux, %d constraints)",
+		ErrParamsMismatch, e.Section, e.Got, e.Want, e.Shape.NumInputs, e.Shape.NumAux, e.Shape.NumConstraints)
+}
+
+func (e *ParamsMismatchError) Unwrap() error { return ErrParamsMismatch }
+
+// checkSections is CheckParameters over the IC count and the sections' lengths, for decoded or
+// mapped parameters alike.
+func checkSections(ic int, length func(primitive.Section) int, shape *synth.Shape) error {
 	bCount := shape.BDensityInput.Count() + shape.BDensityAux.Count()
 	checks := []struct {
 		name      string
 		got, want int
 	}{
-		{"ic", len(params.VK.IC), shape.NumInputs},
-		{"h", params.Len(primitive.SectionH), shape.DomainSize() - 1},
-		{"l", params.Len(primitive.SectionL), shape.NumAux},
-		{"a", params.Len(primitive.SectionA), shape.NumInputs + shape.ADensityAux.Count()},
-		{"b_g1", params.Len(primitive.SectionBG1), bCount},
-		{"b_g2", params.Len(primitive.SectionBG2), bCount},
+		{"ic", ic, shape.NumInputs},
+		{"h", length(primitive.SectionH), shape.DomainSize() - 1},
+		{"l", length(primitive.SectionL), shape.NumAux},
+		{"a", length(primitive.SectionA), shape.NumInputs + shape.ADensityAux.Count()},
+		{"b_g1", length(primitive.SectionBG1), bCount},
+		{"b_g2", length(primitive.SectionBG2), bCount},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
-			return fmt.Errorf("%w: section %s has %d points, the circuit needs %d (%d inputs, %d aux, %d constraints)",
-				ErrParamsMismatch, c.name, c.got, c.want, shape.NumInputs, shape.NumAux, shape.NumConstraints)
+			return &ParamsMismatchError{Section: c.name, Got: c.got, Want: c.want, Shape: shape}
 		}
 	}
 	return nil
+}
+
+// CheckFile is CheckParameters for a parameters file, from its verifying key and section counts
+// alone (no point is decoded).
+func (m *MappedParameters) CheckFile(shape *synth.Shape) error {
+	return checkSections(len(m.VK.IC), m.Len, shape)
 }

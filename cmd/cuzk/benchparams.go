@@ -10,7 +10,6 @@ import (
 
 	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/prover"
-	"github.com/cuzk-go/cuzk/prover/primitive"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -46,22 +45,12 @@ func checkParamsFile(path string, shape *synth.Shape) error {
 		return fmt.Errorf("bench: --params-file: %w", err)
 	}
 	defer m.Close()
-	bCount := shape.BDensityInput.Count() + shape.BDensityAux.Count()
-	for _, c := range []struct {
-		name      string
-		got, want int
-	}{
-		{"ic", len(m.VK.IC), shape.NumInputs},
-		{"h", m.Len(primitive.SectionH), shape.DomainSize() - 1},
-		{"l", m.Len(primitive.SectionL), shape.NumAux},
-		{"a", m.Len(primitive.SectionA), shape.NumInputs + shape.ADensityAux.Count()},
-		{"b_g1", m.Len(primitive.SectionBG1), bCount},
-		{"b_g2", m.Len(primitive.SectionBG2), bCount},
-	} {
-		if c.got != c.want {
-			return fmt.Errorf("bench: --params-file %s holds parameters for another circuit: section %s has %d points, this circuit needs %d; remove the file or choose another path",
-				path, c.name, c.got, c.want)
-		}
+	var mismatch *prover.ParamsMismatchError
+	if err := m.CheckFile(shape); errors.As(err, &mismatch) {
+		return fmt.Errorf("bench: --params-file %s holds parameters for another circuit: section %s has %d points, this circuit needs %d; remove the file or choose another path",
+			path, mismatch.Section, mismatch.Got, mismatch.Want)
+	} else if err != nil {
+		return fmt.Errorf("bench: --params-file %s: %w", path, err)
 	}
 	return nil
 }

@@ -278,64 +278,27 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 	err := func() error {
 		for sec, dst := range [4]**G1Bases{&s.h, &s.l, &s.a, &s.b1} {
 			sec := primitive.Section(sec)
-			n := src.Len(sec)
-			if n == 0 {
-				continue
+			if n := src.Len(sec); n > 0 {
+				b, err := p.dev.allocBases(1, n)
+				if err != nil {
+					return err
+				}
+				*dst = &G1Bases{b}
+				decode := func(off int, pts []bls12381.G1Affine) error { return src.G1(sec, off, pts) }
+				if err := streamSection(p, src, sec, b, n, decode); err != nil {
+					return fmt.Errorf("section %s: %w", sec, err)
+				}
 			}
-			b, err := p.dev.allocBases(1, n)
+		}
+		if n := src.Len(primitive.SectionBG2); n > 0 {
+			b, err := p.dev.allocBases(2, n)
 			if err != nil {
 				return err
 			}
-			*dst = &G1Bases{b}
-			if src.Unchecked() {
-				if err := p.streamEncoded(src, sec, b, n); err != nil {
-					return fmt.Errorf("section %s: %w", sec, err)
-				}
-				continue
-			}
-			err = streamPoints(n, p.streamChunk/int(unsafe.Sizeof(bls12381.G1Affine{})),
-				func(off int, pts []bls12381.G1Affine) error { return src.G1(sec, off, pts) },
-				func(off int, pts []bls12381.G1Affine) error {
-					if err := b.write(off, unsafe.Pointer(&pts[0]), len(pts)); err != nil {
-						return err
-					}
-					return src.DropRange(sec, off, len(pts))
-				})
-			if err != nil {
-				return fmt.Errorf("section %s: %w", sec, err)
-			}
-			if err := src.DropRange(sec, 0, n); err != nil {
-				return fmt.Errorf("section %s: %w", sec, err)
-			}
-		}
-		n := src.Len(primitive.SectionBG2)
-		if n == 0 {
-			return nil
-		}
-		b, err := p.dev.allocBases(2, n)
-		if err != nil {
-			return err
-		}
-		s.b2 = &G2Bases{b}
-		if src.Unchecked() {
-			if err := p.streamEncoded(src, primitive.SectionBG2, b, n); err != nil {
+			s.b2 = &G2Bases{b}
+			if err := streamSection(p, src, primitive.SectionBG2, b, n, src.G2); err != nil {
 				return fmt.Errorf("section %s: %w", primitive.SectionBG2, err)
 			}
-			return nil
-		}
-		err = streamPoints(n, p.streamChunk/int(unsafe.Sizeof(bls12381.G2Affine{})),
-			src.G2,
-			func(off int, pts []bls12381.G2Affine) error {
-				if err := b.write(off, unsafe.Pointer(&pts[0]), len(pts)); err != nil {
-					return err
-				}
-				return src.DropRange(primitive.SectionBG2, off, len(pts))
-			})
-		if err == nil {
-			err = src.DropRange(primitive.SectionBG2, 0, n)
-		}
-		if err != nil {
-			return fmt.Errorf("section %s: %w", primitive.SectionBG2, err)
 		}
 		return nil
 	}()
@@ -344,6 +307,27 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 		return nil, fmt.Errorf("gpu: upload parameters: %w", err)
 	}
 	return s, nil
+}
+
+// streamSection fills b, the n points of section sec of src, and drops the section's pages at
+// the end: from the encodings, decoded on the device, when src allows it (streamEncoded); else
+// decoded on the host with decode, chunk by chunk into points of type T (G1 or G2 affine), each
+// chunk's pages dropped once it has landed.
+func streamSection[T any](p *ProverDevice, src primitive.PointSource, sec primitive.Section, b *bases, n int, decode func(off int, pts []T) error) error {
+	if src.Unchecked() {
+		return p.streamEncoded(src, sec, b, n)
+	}
+	var zero T
+	err := streamPoints(n, p.streamChunk/int(unsafe.Sizeof(zero)), decode, func(off int, pts []T) error {
+		if err := b.write(off, unsafe.Pointer(&pts[0]), len(pts)); err != nil {
+			return err
+		}
+		return src.DropRange(sec, off, len(pts))
+	})
+	if err != nil {
+		return err
+	}
+	return src.DropRange(sec, 0, n)
 }
 
 // streamEncoded fills b, the n points of section sec of src, from src's encodings (Encoded) in
@@ -440,37 +424,20 @@ func hostDecodeFault(src primitive.PointSource, sec primitive.Section, i int, re
 
 // streamPoints moves n points in chunks of at most chunk: decode fills a buffer with the points
 // from off, write copies it out. Two buffers alternate, so that chunk k+1 is decoded while chunk
-// k is written (in its own goroutine); a buffer is decoded into again only after its write has
+// k is written (overlapChunks); a buffer is decoded into again only after its write has
 // returned. It returns the first error, after the write in flight has returned.
 func streamPoints[T any](n, chunk int, decode, write func(off int, pts []T) error) error {
 	chunk = max(1, min(chunk, n))
 	var bufs [2][]T
-	var pending chan error // the write in flight, if any
-	wait := func() error {
-		if pending == nil {
-			return nil
-		}
-		err := <-pending
-		pending = nil
-		return err
-	}
-	for k, off := 0, 0; off < n; k, off = k+1, off+chunk {
+	points := func(k, off int) []T {
 		if bufs[k&1] == nil {
 			bufs[k&1] = make([]T, chunk)
 		}
-		buf := bufs[k&1][:min(chunk, n-off)]
-		if err := decode(off, buf); err != nil {
-			wait()
-			return err
-		}
-		if err := wait(); err != nil {
-			return err
-		}
-		done := make(chan error, 1)
-		go func(off int) { done <- write(off, buf) }(off)
-		pending = done
+		return bufs[k&1][:min(chunk, n-off)]
 	}
-	return wait()
+	return overlapChunks(n, chunk,
+		func(k, off int) error { return decode(off, points(k, off)) },
+		func(k, off int) error { return write(off, points(k, off)) })
 }
 
 // checkFits refuses an SRS larger than the device's free memory, with the sizes in the error.

@@ -15,7 +15,6 @@ import (
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk-go/cuzk/prover"
-	"github.com/cuzk-go/cuzk/prover/primitive"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -219,16 +218,6 @@ const (
 // cache, streamed to the GPU) until a CPU proof, a fallback's for instance, has decoded them.
 func ParametersBytes(p *prover.Parameters) int64 {
 	return int64(len(p.VK.IC))*g1Bytes + p.HeapBytes()
-}
-
-// decodedPointBytes returns the heap p's points take once decoded, mapped or not:
-// 96·(|H| + |L| + |A| + |B_G1|) + 192·|B_G2|.
-func decodedPointBytes(p *prover.Parameters) int64 {
-	var n int64
-	for sec := primitive.SectionH; sec <= primitive.SectionBG1; sec++ {
-		n += int64(p.Len(sec)) * g1Bytes
-	}
-	return n + int64(p.Len(primitive.SectionBG2))*g2Bytes
 }
 
 // ParametersBytesFor returns what ParametersBytes will be for parameters of shape, before they

@@ -1285,7 +1285,7 @@ func (e *Engine) fallbackDecodeFitsLocked(j *job) error {
 	if params.Mapped() == nil || params.HeapBytes() > 0 {
 		return nil
 	}
-	need := decodedPointBytes(params)
+	need := params.PointBytes()
 	free := e.cfg.budget - e.resident.totals().total() - e.reserved
 	if need > free {
 		return fmt.Errorf("fallback: proving on %s would decode the mapped parameters (%s) onto the heap, and the memory budget has %s free of %s",

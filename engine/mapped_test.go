@@ -91,7 +91,7 @@ func TestEngineFallbackDecodesMappedParameters(t *testing.T) {
 		require.NoError(t, err)
 		return mp
 	}
-	need := decodedPointBytes(params)
+	need := params.PointBytes()
 	require.Equal(t, ParametersBytes(params)-int64(len(params.VK.IC))*g1Bytes, need)
 
 	mp := open()

@@ -46,37 +46,34 @@ func (p *Parameters) Mapped() *MappedParameters { return p.mapped }
 // Len returns the number of points of section sec: the length of its slice, or of the section
 // in the mapped file.
 func (p *Parameters) Len(sec primitive.Section) int {
-	if p.mapped != nil {
+	switch {
+	case p.mapped != nil:
 		return p.mapped.Len(sec)
-	}
-	switch sec {
-	case primitive.SectionH:
-		return len(p.H)
-	case primitive.SectionL:
-		return len(p.L)
-	case primitive.SectionA:
-		return len(p.A)
-	case primitive.SectionBG1:
-		return len(p.BG1)
-	case primitive.SectionBG2:
+	case sec == primitive.SectionBG2:
 		return len(p.BG2)
 	}
-	return 0
+	return len(p.g1Slice(sec))
 }
 
-// HeapBytes returns the heap, in bytes, that p's points take: 96·(|H| + |L| + |A| + |B_G1|) +
-// 192·|B_G2| (gnark-crypto's affine points) for decoded parameters. Mapped parameters take 0 —
-// their points are the file's pages, page cache — until a CPU proof has decoded them, then as
-// much as decoded ones. The verifying key is not counted.
-func (p *Parameters) HeapBytes() int64 {
-	if p.mapped != nil && !p.mapped.onHeap.Load() {
-		return 0
-	}
+// PointBytes returns the heap, in bytes, that p's points take decoded: 96·(|H| + |L| + |A| +
+// |B_G1|) + 192·|B_G2| (gnark-crypto's affine points), whether they are decoded yet or not. The
+// verifying key is not counted.
+func (p *Parameters) PointBytes() int64 {
 	var n int64
 	for sec := primitive.SectionH; sec <= primitive.SectionBG1; sec++ {
 		n += int64(p.Len(sec)) * int64(unsafe.Sizeof(bls12381.G1Affine{}))
 	}
 	return n + int64(p.Len(primitive.SectionBG2))*int64(unsafe.Sizeof(bls12381.G2Affine{}))
+}
+
+// HeapBytes returns the heap, in bytes, that p's points take now: PointBytes for decoded
+// parameters. Mapped parameters take 0 — their points are the file's pages, page cache — until
+// a CPU proof has decoded them, then PointBytes. The verifying key is not counted.
+func (p *Parameters) HeapBytes() int64 {
+	if p.mapped != nil && !p.mapped.onHeap.Load() {
+		return 0
+	}
+	return p.PointBytes()
 }
 
 // g1Slice returns the slice of the G1 section sec of decoded parameters.

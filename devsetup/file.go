@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
-	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -89,43 +87,24 @@ func (s *fileSink) begin(section string, n int) error {
 const encodeBatch = 1 << 16
 
 func (s *fileSink) g1(pts []bls12381.G1Affine) error {
-	return s.write(len(pts), prover.G1UncompressedSize, func(dst []byte, i int) {
-		raw := pts[i].RawBytes()
-		copy(dst, raw[:])
-	})
+	return s.write(len(pts), prover.G1UncompressedSize, func(dst []byte, lo, hi int) { prover.EncodeG1Points(dst, pts[lo:hi]) })
 }
 
 func (s *fileSink) g2(pts []bls12381.G2Affine) error {
-	return s.write(len(pts), prover.G2UncompressedSize, func(dst []byte, i int) {
-		raw := pts[i].RawBytes()
-		copy(dst, raw[:])
-	})
+	return s.write(len(pts), prover.G2UncompressedSize, func(dst []byte, lo, hi int) { prover.EncodeG2Points(dst, pts[lo:hi]) })
 }
 
-// write encodes n points of size bytes each with put (gnark-crypto's RawBytes: the
-// uncompressed zcash encoding bellperson reads), encodeBatch at a time on all cores, and writes
-// them in order.
-func (s *fileSink) write(n, size int, put func(dst []byte, i int)) error {
-	workers := runtime.GOMAXPROCS(0)
+// write encodes n points of size bytes each with encode (points lo … hi−1 into dst, in the
+// encoding bellperson reads), encodeBatch at a time, and writes them in order.
+func (s *fileSink) write(n, size int, encode func(dst []byte, lo, hi int)) error {
 	for lo := 0; lo < n; lo += encodeBatch {
 		hi := min(lo+encodeBatch, n)
 		need := (hi - lo) * size
 		if cap(s.buf) < need {
 			s.buf = make([]byte, need)
 		}
-		buf := s.buf[:need]
-		per := (hi - lo + workers - 1) / workers
-		var wg sync.WaitGroup
-		for c := lo; c < hi; c += per {
-			ce := min(c+per, hi)
-			wg.Go(func() {
-				for i := c; i < ce; i++ {
-					put(buf[(i-lo)*size:(i-lo+1)*size], i)
-				}
-			})
-		}
-		wg.Wait()
-		if _, err := s.w.Write(buf); err != nil {
+		encode(s.buf[:need], lo, hi)
+		if _, err := s.w.Write(s.buf[:need]); err != nil {
 			return fmt.Errorf("write parameters section %q: %w", s.section, err)
 		}
 	}

@@ -1,6 +1,9 @@
 package prover
 
 import (
+	"runtime"
+	"sync"
+
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 )
@@ -260,4 +263,32 @@ func putG1Uncompressed(dst []byte, p *bls12381.G1Affine) {
 func putG2Uncompressed(dst []byte, p *bls12381.G2Affine) {
 	raw := p.RawBytes()
 	copy(dst[:G2UncompressedSize], raw[:])
+}
+
+// EncodeG1Points writes the uncompressed encodings of pts (G1UncompressedSize bytes each, as a
+// parameters file stores them) into dst[:len(pts)·G1UncompressedSize], on all cores.
+func EncodeG1Points(dst []byte, pts []bls12381.G1Affine) {
+	encodeParallel(dst, len(pts), G1UncompressedSize, func(d []byte, i int) { putG1Uncompressed(d, &pts[i]) })
+}
+
+// EncodeG2Points is EncodeG1Points on G2 (G2UncompressedSize bytes a point).
+func EncodeG2Points(dst []byte, pts []bls12381.G2Affine) {
+	encodeParallel(dst, len(pts), G2UncompressedSize, func(d []byte, i int) { putG2Uncompressed(d, &pts[i]) })
+}
+
+// encodeParallel calls put(dst[i·size:], i) for i < n, split across GOMAXPROCS goroutines in
+// chunks of at most decodeChunk (a small n is still spread over every goroutine).
+func encodeParallel(dst []byte, n, size int, put func(dst []byte, i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	chunk := max(1, min(decodeChunk, (n+workers-1)/workers))
+	var wg sync.WaitGroup
+	for c := 0; c < n; c += chunk {
+		ce := min(c+chunk, n)
+		wg.Go(func() {
+			for i := c; i < ce; i++ {
+				put(dst[i*size:], i)
+			}
+		})
+	}
+	wg.Wait()
 }

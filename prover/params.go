@@ -303,7 +303,6 @@ func writePoints(w io.Writer, buf []byte, n, batch, size int, load func(lo, hi i
 	if _, err := w.Write(cnt[:]); err != nil {
 		return buf, err
 	}
-	workers := runtime.GOMAXPROCS(0)
 	for lo := 0; lo < n; lo += batch {
 		hi := min(lo+batch, n)
 		if err := load(lo, hi); err != nil {
@@ -314,19 +313,7 @@ func writePoints(w io.Writer, buf []byte, n, batch, size int, load func(lo, hi i
 			buf = make([]byte, need)
 		}
 		buf = buf[:need]
-		// A batch smaller than a full one (a small section, or the last batch) is still
-		// spread over every goroutine.
-		chunk := min(decodeChunk, (hi-lo+workers-1)/workers)
-		var wg sync.WaitGroup
-		for c := lo; c < hi; c += chunk {
-			ce := min(c+chunk, hi)
-			wg.Go(func() {
-				for i := c; i < ce; i++ {
-					put(buf[(i-lo)*size:], i)
-				}
-			})
-		}
-		wg.Wait()
+		encodeParallel(buf, hi-lo, size, func(dst []byte, j int) { put(dst, lo+j) })
 		if _, err := w.Write(buf); err != nil {
 			return buf, err
 		}

@@ -33,6 +33,9 @@ import (
 // the device from the shape's matrices, uploaded once per *synth.Shape and kept resident until
 // EvictShape or Close (ShapeBytes says how much they take). This staging too runs outside the
 // kernel lock.
+//
+// Preload uploads a job's shape and parameters ahead of its partitions, outside the kernel lock
+// (package engine calls it at Submit), so that the first partition finds them resident.
 type ProverDevice struct {
 	dev *Device
 

@@ -595,7 +595,14 @@ func (e *Engine) preload(j *job, d int, shape *synth.Shape) {
 	}
 	e.mu.Lock()
 	j.pending--
-	finish := e.settledLocked(j)
+	var finish bool
+	if j.ctx.Err() != nil {
+		// Ended meanwhile: the job fails with the cause, whichever of this and the
+		// cancellation callback settles it, as it would with a partition in flight.
+		finish = e.failLocked(j, context.Cause(j.ctx))
+	} else {
+		finish = e.settledLocked(j)
+	}
 	e.mu.Unlock()
 	if finish {
 		e.finishJob(j, false)

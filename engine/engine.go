@@ -429,7 +429,7 @@ type job struct {
 	pvkErr  error
 
 	// Guarded by Engine.mu.
-	pending    int // partitions not settled (proved, dropped or abandoned)
+	pending    int // partitions not settled (proved, dropped or abandoned) and preloads not returned
 	finished   bool
 	started    bool
 	firstSynth time.Time

@@ -23,4 +23,13 @@
 // work, the rest when the partition settles. A proved partition's vectors are pooled for the
 // partitions waiting for synthesis instead of being left to the garbage collector, and counted
 // while pooled. Stats reports all three; docs/memory.md explains them.
+//
+// The first proof after a cold start comes as early as the devices allow. At Submit, each GPU
+// starts uploading the job's parameters and the shape's matrices while the first partitions
+// synthesize, instead of the first partition uploading them on the critical path; the job
+// finishes only once those uploads have returned. And from idle, the engine starts only as many
+// syntheses as there are device workers, allowing one more each time one completes, up to
+// WithSynthesisConcurrency: a synthesis is parallel itself, so many started together share the
+// cores and all finish late while the devices wait. Small circuits leave this ramp after their
+// first syntheses.
 package engine

@@ -45,6 +45,13 @@ import (
 // pooled vectors it takes, fits the budget. At most the queue depth of synthesized partitions
 // wait for a device worker.
 //
+// At Submit, each device that can preload (prover.Preloads: package gpu's) starts uploading the
+// job's parameters — and its shape, when the device evaluates it for the job — while the job's
+// first partitions synthesize, so that the first device region does not wait for them. The job
+// finishes only once these uploads have returned (its parameters may be mapped from a file its
+// caller closes afterwards); a preload error is logged, not the job's: the partitions meet it
+// again on their own path. Synthesis ramps up from idle (WithSynthesisConcurrency).
+//
 // A failure (error or panic) in one partition fails its job with that error; the job's other
 // partitions are dropped before synthesis or device work and other jobs go on. Cancelling the
 // context given to Submit does the same.
@@ -77,6 +84,7 @@ type Engine struct {
 	synthQ       partQueue
 	devQ         partQueue
 	inStage      [stageSettled]int // partitions per stage, settled ones not counted
+	synthLimit   int               // syntheses allowed at once now: the cold-start ramp (coldSynthLimit)
 	reserved     int64
 	peakReserved int64
 	resident     residentSet         // shapes and parameters of the active jobs
@@ -158,6 +166,13 @@ func WithWorkersPerDevice(n int) Option {
 
 // WithSynthesisConcurrency sets how many partitions are synthesized at once (default
 // max(1, GOMAXPROCS/2); each synthesis is itself parallel).
+//
+// From idle (no job in flight) the engine ramps up to n: at first at most devices × workers per
+// device partitions synthesize at once (never more than n), and one more is allowed each time a
+// synthesis completes, until n. A synthesis is parallel itself, so many started together share
+// the cores and all finish late while the devices wait for their first partitions; started a
+// few at a time, the first ones reach the devices early. The ramp starts again each time the
+// engine goes idle; small circuits leave it after their first syntheses.
 func WithSynthesisConcurrency(n int) Option {
 	return func(c *config) error {
 		if n < 1 || n > MaxSynthesisConcurrency {
@@ -288,6 +303,7 @@ func New(opts ...Option) (*Engine, error) {
 		jobs:         make(map[uint64]*job),
 		fallbackLock: semaphore.NewWeighted(1),
 	}
+	e.synthLimit = e.coldSynthLimit()
 	e.cond = sync.NewCond(&e.mu)
 	for range cfg.synthConcurrency {
 		e.wg.Add(1)
@@ -413,7 +429,7 @@ type job struct {
 	pvkErr  error
 
 	// Guarded by Engine.mu.
-	pending    int // partitions not settled (proved, dropped or abandoned)
+	pending    int // partitions not settled (proved, dropped or abandoned) and preloads not returned
 	finished   bool
 	started    bool
 	firstSynth time.Time
@@ -531,10 +547,66 @@ func (e *Engine) Submit(ctx context.Context, jb *Job) (*Handle, error) {
 			e.finishJob(j, true)
 		}
 	})
+	e.startPreloadsLocked(j)
 	e.cond.Broadcast()
 	e.mu.Unlock()
 	e.log.Debug("job submitted", "job", j.id, "partitions", jb.Partitions, "priority", jb.Priority, "estimated_bytes", est)
 	return &Handle{j: j}, nil
+}
+
+// startPreloadsLocked starts, for each device that can preload (prover.Preloads), a goroutine
+// that makes j's parameters resident there while j's first partitions synthesize, and j's shape
+// too when the device evaluates it for j (j.witness). Each preload counts as pending work of j,
+// like a partition in flight, so that j does not finish — and its caller does not unmap the
+// parameters — while an upload still reads them; the engine's WaitGroup tracks it for Close.
+func (e *Engine) startPreloadsLocked(j *job) {
+	var shape *synth.Shape
+	if j.witness {
+		shape = j.spec.Shape
+	}
+	for d, dev := range e.cfg.devices {
+		if !prover.Preloads(dev) {
+			continue
+		}
+		j.pending++
+		e.wg.Add(1)
+		go e.preload(j, d, shape)
+	}
+}
+
+// preload makes j's parameters (and shape, unless nil) resident on device d with j's context
+// and then counts itself off j. Its error is not j's: it is logged, and the partitions meet it
+// again on their own path, which reports it precisely (and may fall back).
+func (e *Engine) preload(j *job, d int, shape *synth.Shape) {
+	defer e.wg.Done()
+	dev := e.cfg.devices[d]
+	t0 := time.Now()
+	err := e.safely(j, -1, "preload", func() error {
+		_, err := prover.Preload(j.ctx, dev, j.spec.Params, shape)
+		return err
+	})
+	switch {
+	case err == nil:
+		e.log.Debug("preloaded", "job", j.id, "device", d, "shape", shape != nil, "took", time.Since(t0))
+	case j.ctx.Err() != nil:
+		e.log.Debug("preload stopped", "job", j.id, "device", d, "err", err)
+	default:
+		e.log.Warn("preload failed; the partitions upload on their own", "job", j.id, "device", d, "err", err)
+	}
+	e.mu.Lock()
+	j.pending--
+	var finish bool
+	if j.ctx.Err() != nil {
+		// Ended meanwhile: the job fails with the cause, whichever of this and the
+		// cancellation callback settles it, as it would with a partition in flight.
+		finish = e.failLocked(j, context.Cause(j.ctx))
+	} else {
+		finish = e.settledLocked(j)
+	}
+	e.mu.Unlock()
+	if finish {
+		e.finishJob(j, false)
+	}
 }
 
 // deviceEvaluates reports whether partitions of shape are synthesized witness-only: device
@@ -891,9 +963,12 @@ func (e *Engine) finishJob(j *job, inCallback bool) {
 	} else {
 		e.jobsFailed++
 	}
-	if len(e.jobs) == 0 && e.idle != nil {
-		close(e.idle)
-		e.idle = nil
+	if len(e.jobs) == 0 {
+		e.synthLimit = e.coldSynthLimit() // the next job starts from idle
+		if e.idle != nil {
+			close(e.idle)
+			e.idle = nil
+		}
 	}
 	e.mu.Unlock()
 	close(j.done)
@@ -951,9 +1026,9 @@ func (e *Engine) synthWorker() {
 	}
 }
 
-// nextSynth waits for the first partition of the synthesis queue to be startable (its memory
-// fits the budget and the device queue has room), reserves its memory and returns it; nil when
-// the engine stops.
+// nextSynth waits for the first partition of the synthesis queue to be startable (fewer than the
+// ramp's limit are synthesizing, its memory fits the budget and the device queue has room),
+// reserves its memory and returns it; nil when the engine stops.
 func (e *Engine) nextSynth() *part {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -961,7 +1036,8 @@ func (e *Engine) nextSynth() *part {
 		if e.stopped {
 			return nil
 		}
-		if p := e.synthQ.peek(); p != nil && e.devQ.Len() < e.cfg.queueDepth && e.fitsLocked(p) {
+		if p := e.synthQ.peek(); p != nil && e.inStage[stageSynthesizing] < e.synthLimit &&
+			e.devQ.Len() < e.cfg.queueDepth && e.fitsLocked(p) {
 			e.synthQ.pop()
 			p.bufs = e.pool.take(p.job.spec.Shape, p.job.witness)
 			e.reserveLocked(p, p.job.est)
@@ -975,6 +1051,24 @@ func (e *Engine) nextSynth() *part {
 		}
 		e.cond.Wait()
 	}
+}
+
+// coldSynthLimit is the synthesis limit from idle: one synthesis per device worker, at most the
+// configured concurrency. synthesisDone raises it by one per completed synthesis up to the
+// configured concurrency; finishJob resets it when the last job finishes.
+func (e *Engine) coldSynthLimit() int {
+	return min(e.cfg.synthConcurrency, len(e.cfg.devices)*e.cfg.workersPerDevice)
+}
+
+// synthesisDone raises the synthesis limit by one after a synthesis completed, up to the
+// configured concurrency.
+func (e *Engine) synthesisDone() {
+	e.mu.Lock()
+	if e.synthLimit < e.cfg.synthConcurrency {
+		e.synthLimit++
+		e.cond.Broadcast()
+	}
+	e.mu.Unlock()
 }
 
 // fitsLocked reports whether p's synthesis fits the budget now: resident + reserved + pooled
@@ -1003,6 +1097,7 @@ func (e *Engine) synthesize(p *part) {
 	asg, err := e.synthesizeAssignment(p, p.job.witness)
 	t1 := time.Now()
 	e.emit(t1, timeline.SynthEnd, j, p.index, -1, -1, errDetail(err))
+	e.synthesisDone()
 	if err != nil {
 		e.settle(p, outcome{err: err})
 		return

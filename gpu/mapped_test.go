@@ -214,7 +214,7 @@ func BenchmarkStreamSRS(b *testing.B) {
 	run := func(b *testing.B, src primitive.PointSource) {
 		b.SetBytes(int64(1<<logN) * 96)
 		for i := 0; i < b.N; i++ {
-			s, err := pd.streamSRS("bench", src)
+			s, err := pd.streamSRS(context.Background(), "bench", src)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -33,6 +33,9 @@ import (
 // the device from the shape's matrices, uploaded once per *synth.Shape and kept resident until
 // EvictShape or Close (ShapeBytes says how much they take). This staging too runs outside the
 // kernel lock.
+//
+// Preload uploads a job's shape and parameters ahead of its partitions, outside the kernel lock
+// (package engine calls it at Submit), so that the first partition finds them resident.
 type ProverDevice struct {
 	dev *Device
 
@@ -208,7 +211,7 @@ func (p *ProverDevice) Resident(ctx context.Context, srs *primitive.SRS) (primit
 	}
 	var s *SRS
 	err := p.timed(func(b *Breakdown) *time.Duration { return &b.SRSUpload }, func() (err error) {
-		s, err = p.uploadSRS(srs)
+		s, err = p.uploadSRS(ctx, srs)
 		return err
 	})
 	if err != nil {
@@ -225,6 +228,25 @@ func (p *ProverDevice) Resident(ctx context.Context, srs *primitive.SRS) (primit
 	return s, nil
 }
 
+// ProverDevice preloads (the engine calls Preload at Submit).
+var _ primitive.Preloader = (*ProverDevice)(nil)
+
+// Preload implements primitive.Preloader: it uploads shape's matrices (unless shape is nil or
+// already resident), then srs's points (unless an SRS of the same identity is resident), without
+// the kernel lock. A partition's staging that needs the shape waits for the upload on shapeMu,
+// and its Run that needs the SRS waits in Resident on the upload lock, then finds them resident.
+// When ctx ends, the upload in progress stops between chunks, frees what it had allocated and
+// Preload returns ctx's error; a partition waiting for it then uploads on its own.
+func (p *ProverDevice) Preload(ctx context.Context, srs *primitive.SRS, shape *synth.Shape) error {
+	if shape != nil && p.EvaluatesShape(shape) {
+		if err := p.uploadShape(ctx, shape); err != nil {
+			return err
+		}
+	}
+	_, err := p.Resident(ctx, srs)
+	return err
+}
+
 // lookup returns the resident SRS of identity id (nil if none), or ErrClosed after Close.
 func (p *ProverDevice) lookup(id string) (*SRS, error) {
 	p.mu.Lock()
@@ -235,18 +257,23 @@ func (p *ProverDevice) lookup(id string) (*SRS, error) {
 	return p.srs[id], nil
 }
 
-func (p *ProverDevice) uploadSRS(srs *primitive.SRS) (*SRS, error) {
+// uploadSRS uploads srs's points, streamed from srs.Source when it is set; it checks ctx between
+// sections (and between the chunks of a streamed section) and, when ctx ends, frees what it
+// uploaded and returns ctx's error.
+func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS, error) {
 	if err := p.checkFits(srs); err != nil {
 		return nil, err
 	}
 	if srs.Source != nil {
-		return p.streamSRS(srs.ID, srs.Source)
+		return p.streamSRS(ctx, srs.ID, srs.Source)
 	}
 	s := &SRS{p: p, id: srs.ID}
 	var err error
 	up1 := func(dst **G1Bases, pts []bls12381.G1Affine) {
 		if err == nil && len(pts) > 0 {
-			*dst, err = p.dev.UploadG1Bases(pts)
+			if err = ctx.Err(); err == nil {
+				*dst, err = p.dev.UploadG1Bases(pts)
+			}
 		}
 	}
 	up1(&s.h, srs.H)
@@ -254,7 +281,9 @@ func (p *ProverDevice) uploadSRS(srs *primitive.SRS) (*SRS, error) {
 	up1(&s.a, srs.A)
 	up1(&s.b1, srs.BG1)
 	if err == nil && len(srs.BG2) > 0 {
-		s.b2, err = p.dev.UploadG2Bases(srs.BG2)
+		if err = ctx.Err(); err == nil {
+			s.b2, err = p.dev.UploadG2Bases(srs.BG2)
+		}
 	}
 	if err != nil {
 		s.free()
@@ -273,7 +302,10 @@ func (p *ProverDevice) uploadSRS(srs *primitive.SRS) (*SRS, error) {
 // A source that checks its points as prover.Unchecked does (src.Unchecked()) is not decoded on the
 // host: its encodings go to the device as they are and a kernel decodes and checks them there
 // (streamEncoded).
-func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, error) {
+//
+// ctx is checked before each chunk: when it ends, what was allocated is freed and ctx's error
+// returned.
+func (p *ProverDevice) streamSRS(ctx context.Context, id string, src primitive.PointSource) (*SRS, error) {
 	s := &SRS{p: p, id: id}
 	err := func() error {
 		for sec, dst := range [4]**G1Bases{&s.h, &s.l, &s.a, &s.b1} {
@@ -285,7 +317,7 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 				}
 				*dst = &G1Bases{b}
 				decode := func(off int, pts []bls12381.G1Affine) error { return src.G1(sec, off, pts) }
-				if err := streamSection(p, src, sec, b, n, decode); err != nil {
+				if err := streamSection(ctx, p, src, sec, b, n, decode); err != nil {
 					return fmt.Errorf("section %s: %w", sec, err)
 				}
 			}
@@ -296,7 +328,7 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 				return err
 			}
 			s.b2 = &G2Bases{b}
-			if err := streamSection(p, src, primitive.SectionBG2, b, n, src.G2); err != nil {
+			if err := streamSection(ctx, p, src, primitive.SectionBG2, b, n, src.G2); err != nil {
 				return fmt.Errorf("section %s: %w", primitive.SectionBG2, err)
 			}
 		}
@@ -312,13 +344,13 @@ func (p *ProverDevice) streamSRS(id string, src primitive.PointSource) (*SRS, er
 // streamSection fills b, the n points of section sec of src, and drops the section's pages at
 // the end: from the encodings, decoded on the device, when src allows it (streamEncoded); else
 // decoded on the host with decode, chunk by chunk into points of type T (G1 or G2 affine), each
-// chunk's pages dropped once it has landed.
-func streamSection[T any](p *ProverDevice, src primitive.PointSource, sec primitive.Section, b *bases, n int, decode func(off int, pts []T) error) error {
+// chunk's pages dropped once it has landed. It stops before a chunk once ctx has ended.
+func streamSection[T any](ctx context.Context, p *ProverDevice, src primitive.PointSource, sec primitive.Section, b *bases, n int, decode func(off int, pts []T) error) error {
 	if src.Unchecked() {
-		return p.streamEncoded(src, sec, b, n)
+		return p.streamEncoded(ctx, src, sec, b, n)
 	}
 	var zero T
-	err := streamPoints(n, p.streamChunk/int(unsafe.Sizeof(zero)), decode, func(off int, pts []T) error {
+	err := streamPoints(ctx, n, p.streamChunk/int(unsafe.Sizeof(zero)), decode, func(off int, pts []T) error {
 		if err := b.write(off, unsafe.Pointer(&pts[0]), len(pts)); err != nil {
 			return err
 		}
@@ -336,8 +368,8 @@ func streamSection[T any](p *ProverDevice, src primitive.PointSource, sec primit
 // the resident set (it has landed) and chunk k+1's are brought in (Encoded prefetches them), so
 // that neither the page faults nor the drops hold up the copies; the section's pages are dropped
 // once it is complete. A point the device rejects is decoded again on the host, which returns the
-// *prover.DecodeError the host decode gives for it.
-func (p *ProverDevice) streamEncoded(src primitive.PointSource, sec primitive.Section, b *bases, n int) error {
+// *prover.DecodeError the host decode gives for it. It stops before a chunk once ctx has ended.
+func (p *ProverDevice) streamEncoded(ctx context.Context, src primitive.PointSource, sec primitive.Section, b *bases, n int) error {
 	chunk := max(1, min(p.streamChunk/(96*b.group), n))
 	var enc [2][]byte
 	fetch := func(k, off int) error {
@@ -360,7 +392,7 @@ func (p *ProverDevice) streamEncoded(src primitive.PointSource, sec primitive.Se
 		}
 		return nil
 	}
-	if err := overlapChunks(n, chunk, fetch, write); err != nil {
+	if err := overlapChunks(ctx, n, chunk, fetch, write); err != nil {
 		return err
 	}
 	return src.DropRange(sec, 0, n)
@@ -368,15 +400,23 @@ func (p *ProverDevice) streamEncoded(src primitive.PointSource, sec primitive.Se
 
 // overlapChunks runs, for chunks k = 0, 1, … of at most chunk of n items starting at off = k·chunk,
 // fetch(k, off) and then write(k, off), fetching chunk k+1 (in its own goroutine) while chunk k
-// is written. It returns the first error, once no fetch is running.
-func overlapChunks(n, chunk int, fetch, write func(k, off int) error) error {
+// is written. It returns the first error, once no fetch is running; ctx is checked before the
+// first fetch and before each write, and its error returned (with no fetch running) once it has
+// ended.
+func overlapChunks(ctx context.Context, n, chunk int, fetch, write func(k, off int) error) error {
 	if n == 0 {
 		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if err := fetch(0, 0); err != nil {
 		return err
 	}
 	for k, off := 0, 0; off < n; k, off = k+1, off+chunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		var next chan error
 		if off+chunk < n {
 			next = make(chan error, 1)
@@ -425,8 +465,9 @@ func hostDecodeFault(src primitive.PointSource, sec primitive.Section, i int, re
 // streamPoints moves n points in chunks of at most chunk: decode fills a buffer with the points
 // from off, write copies it out. Two buffers alternate, so that chunk k+1 is decoded while chunk
 // k is written (overlapChunks); a buffer is decoded into again only after its write has
-// returned. It returns the first error, after the write in flight has returned.
-func streamPoints[T any](n, chunk int, decode, write func(off int, pts []T) error) error {
+// returned. It returns the first error, after the write in flight has returned; ctx's error once
+// it has ended (checked before each chunk).
+func streamPoints[T any](ctx context.Context, n, chunk int, decode, write func(off int, pts []T) error) error {
 	chunk = max(1, min(chunk, n))
 	var bufs [2][]T
 	points := func(k, off int) []T {
@@ -435,7 +476,7 @@ func streamPoints[T any](n, chunk int, decode, write func(off int, pts []T) erro
 		}
 		return bufs[k&1][:min(chunk, n-off)]
 	}
-	return overlapChunks(n, chunk,
+	return overlapChunks(ctx, n, chunk,
 		func(k, off int) error { return decode(off, points(k, off)) },
 		func(k, off int) error { return write(off, points(k, off)) })
 }

@@ -2,9 +2,11 @@ package gpu
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -24,7 +26,7 @@ func TestOverlapChunks(t *testing.T) {
 			var mu sync.Mutex
 			fetched := map[int]int{} // k → off
 			written := 0
-			err := overlapChunks(n, chunk,
+			err := overlapChunks(context.Background(), n, chunk,
 				func(k, off int) error {
 					mu.Lock()
 					defer mu.Unlock()
@@ -55,7 +57,7 @@ func TestOverlapChunks(t *testing.T) {
 	for _, failAt := range []int{0, 1, 2} {
 		for _, inFetch := range []bool{false, true} {
 			writes := 0
-			err := overlapChunks(10, 3,
+			err := overlapChunks(context.Background(), 10, 3,
 				func(k, off int) error {
 					if inFetch && k == failAt {
 						return stop
@@ -80,6 +82,39 @@ func TestOverlapChunks(t *testing.T) {
 				t.Fatalf("error in chunk %d (fetch %v): %d writes, want %d", failAt, inFetch, writes, want)
 			}
 		}
+	}
+}
+
+// TestOverlapChunksCancel: once ctx ends, no further chunk is written, the fetch in flight is
+// waited for, and ctx's error is returned; a ctx ended before the start fetches nothing.
+func TestOverlapChunksCancel(t *testing.T) {
+	for _, stopAfter := range []int{1, 2, 3} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var fetching atomic.Int32
+		writes := 0
+		err := overlapChunks(ctx, 10, 3,
+			func(k, off int) error {
+				fetching.Add(1)
+				defer fetching.Add(-1)
+				return nil
+			},
+			func(k, off int) error {
+				writes++
+				if writes == stopAfter {
+					cancel()
+				}
+				return nil
+			})
+		if !errors.Is(err, context.Canceled) || writes != stopAfter || fetching.Load() != 0 {
+			t.Fatalf("cancelled after write %d: %v after %d writes, %d fetches running", stopAfter, err, writes, fetching.Load())
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := 0
+	count := func(int, int) error { calls++; return nil }
+	if err := overlapChunks(ctx, 10, 3, count, count); !errors.Is(err, context.Canceled) || calls != 0 {
+		t.Fatalf("cancelled before the start: %v after %d calls", err, calls)
 	}
 }
 

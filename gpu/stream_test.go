@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -43,7 +44,7 @@ func TestStreamPoints(t *testing.T) {
 					mu.Unlock()
 					return nil
 				}
-				if err := streamPoints(n, chunk, decode, write); err != nil {
+				if err := streamPoints(context.Background(), n, chunk, decode, write); err != nil {
 					t.Fatal(err)
 				}
 				for i, v := range got {
@@ -57,7 +58,7 @@ func TestStreamPoints(t *testing.T) {
 
 	bad := errors.New("bad point")
 	writes := 0
-	err := streamPoints(10, 3, func(off int, pts []int) error {
+	err := streamPoints(context.Background(), 10, 3, func(off int, pts []int) error {
 		if off == 6 {
 			return bad
 		}
@@ -68,7 +69,7 @@ func TestStreamPoints(t *testing.T) {
 	}
 	full := errors.New("device full")
 	decodes := 0
-	err = streamPoints(10, 3, func(int, []int) error { decodes++; return nil }, func(off int, _ []int) error {
+	err = streamPoints(context.Background(), 10, 3, func(int, []int) error { decodes++; return nil }, func(off int, _ []int) error {
 		if off == 3 {
 			return full
 		}

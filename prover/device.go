@@ -44,6 +44,45 @@ func EvaluatesOnDevice(dev Device, shape *synth.Shape) bool {
 	return ok && e.EvaluatesOnDevice(shape)
 }
 
+// Preloads reports whether dev can make a job's parameters and shape resident ahead of its
+// partitions (Preload). A Device reports the capability with two methods,
+// Preloads() bool and Preload(ctx, *Parameters, *synth.Shape) error; NewDevice's do when their
+// primitive device is a primitive.Preloader (package gpu's). The CPU's does not: its parameters
+// stay where they are until a partition needs them.
+func Preloads(dev Device) bool {
+	_, ok := preloader(dev)
+	return ok
+}
+
+// Preload makes params' points, and the matrices of shape when dev evaluates shape itself
+// (nothing of the shape when shape is nil), resident on dev ahead of its partitions, so that
+// the first partition's Prepare and Run do not upload them (primitive.Preloader). It may run
+// concurrently with partitions on dev; one that needs what Preload is uploading waits for it.
+// When ctx ends it stops and returns ctx's error. ok is false, and nothing is done, when dev
+// cannot preload (Preloads). A preload error leaves nothing half resident: a partition uploads
+// again on its own path and reports the error there.
+func Preload(ctx context.Context, dev Device, params *Parameters, shape *synth.Shape) (ok bool, err error) {
+	p, ok := preloader(dev)
+	if !ok {
+		return false, nil
+	}
+	return true, p.Preload(ctx, params, shape)
+}
+
+// preloader returns dev's preload methods when it reports the capability.
+func preloader(dev Device) (interface {
+	Preload(context.Context, *Parameters, *synth.Shape) error
+}, bool) {
+	p, ok := dev.(interface {
+		Preloads() bool
+		Preload(context.Context, *Parameters, *synth.Shape) error
+	})
+	if !ok || !p.Preloads() {
+		return nil, false
+	}
+	return p, true
+}
+
 // Task is one partition's proof between Prepare and Finalize.
 type Task interface {
 	// Run does the device work. The caller holds the device's lock. After Run returns, the

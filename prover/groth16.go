@@ -38,6 +38,33 @@ func (d *groth16Device) EvaluatesOnDevice(shape *synth.Shape) bool {
 	return ok && e.EvaluatesShape(shape)
 }
 
+// Preloads reports whether the primitive device is a primitive.Preloader.
+func (d *groth16Device) Preloads() bool {
+	_, ok := d.p.(primitive.Preloader)
+	return ok
+}
+
+// Preload makes params' points and shape's matrices resident on the primitive device (see
+// prover.Preload); shape's only when the device evaluates it.
+func (d *groth16Device) Preload(ctx context.Context, params *Parameters, shape *synth.Shape) error {
+	p, ok := d.p.(primitive.Preloader)
+	if !ok {
+		return fmt.Errorf("prover: %s cannot preload", d.p.Name())
+	}
+	if shape != nil {
+		if err := CheckParameters(params, shape); err != nil {
+			return err
+		}
+		if !d.EvaluatesOnDevice(shape) {
+			shape = nil
+		}
+	}
+	if err := p.Preload(ctx, params.SRS(), shape); err != nil {
+		return fmt.Errorf("prover: preload on %s: %w", d.p.Name(), err)
+	}
+	return nil
+}
+
 func (d *groth16Device) HostBytes(shape *synth.Shape) int64 {
 	return d.p.HostBytes(dimsOf(shape))
 }

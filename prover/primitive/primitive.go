@@ -36,6 +36,21 @@ type Device interface {
 	Resident(ctx context.Context, srs *SRS) (Bases, error)
 }
 
+// Preloader is a Device that can make a job's parameters and shape resident ahead of its
+// partitions, while they are still being synthesized, so that the first partition's staging and
+// device work do not wait for the uploads. A device that keeps the points on the host (the CPU's,
+// whose Resident decodes mapped parameters onto the heap) is not one.
+type Preloader interface {
+	Device
+	// Preload makes shape's matrices resident, as staging a partition of shape would, when the
+	// device evaluates shape (Evaluator.EvaluatesShape; nothing for a nil shape), then srs's
+	// points, as Resident would. What is already resident is not uploaded again. It is safe
+	// concurrently with partitions using the device; a partition that needs what Preload is
+	// uploading waits for it. When ctx ends, Preload stops between chunks, frees what it had
+	// uploaded of the unfinished upload and returns ctx's error.
+	Preload(ctx context.Context, srs *SRS, shape *synth.Shape) error
+}
+
 // Dims are the lengths of a workspace's buffers, in elements.
 type Dims struct {
 	Domain int // BufA, BufB, BufC: the evaluation domain m, a power of two ≥ 2

@@ -30,6 +30,9 @@
 // finishes only once those uploads have returned. And from idle, the engine starts only as many
 // syntheses as there are device workers, allowing one more each time one completes, up to
 // WithSynthesisConcurrency: a synthesis is parallel itself, so many started together share the
-// cores and all finish late while the devices wait. Small circuits leave this ramp after their
-// first syntheses.
+// cores and all finish late while the devices wait. The ramp holds while an upload is in flight:
+// the devices cannot start before it ends, and it needs the host's cores and memory bandwidth
+// too. Small circuits leave this ramp after their first syntheses. Partitions synthesized
+// together enter the device queue in dispatch order (priority, then the older job), so that the
+// first job's last partitions do not wait behind a later job's.
 package engine

@@ -83,8 +83,10 @@ type Engine struct {
 	idle         chan struct{} // closed when the last active job finishes (Close waits on it)
 	synthQ       partQueue
 	devQ         partQueue
+	handoff      partQueue         // synthesized partitions waiting for room in devQ, in dispatch order
 	inStage      [stageSettled]int // partitions per stage, settled ones not counted
 	synthLimit   int               // syntheses allowed at once now: the cold-start ramp (coldSynthLimit)
+	preloading   int               // preloads in flight; the ramp holds while any is
 	reserved     int64
 	peakReserved int64
 	resident     residentSet         // shapes and parameters of the active jobs
@@ -169,10 +171,12 @@ func WithWorkersPerDevice(n int) Option {
 //
 // From idle (no job in flight) the engine ramps up to n: at first at most devices × workers per
 // device partitions synthesize at once (never more than n), and one more is allowed each time a
-// synthesis completes, until n. A synthesis is parallel itself, so many started together share
-// the cores and all finish late while the devices wait for their first partitions; started a
-// few at a time, the first ones reach the devices early. The ramp starts again each time the
-// engine goes idle; small circuits leave it after their first syntheses.
+// synthesis completes, until n; it holds while a job's parameters or shape are being uploaded
+// to a device (the devices cannot start before, and the upload needs the host too). A synthesis
+// is parallel itself, so many started together share the cores and all finish late while the
+// devices wait for their first partitions; started a few at a time, the first ones reach the
+// devices early. The ramp starts again each time the engine goes idle; small circuits leave it
+// after their first syntheses.
 func WithSynthesisConcurrency(n int) Option {
 	return func(c *config) error {
 		if n < 1 || n > MaxSynthesisConcurrency {
@@ -569,6 +573,7 @@ func (e *Engine) startPreloadsLocked(j *job) {
 			continue
 		}
 		j.pending++
+		e.preloading++
 		e.wg.Add(1)
 		go e.preload(j, d, shape)
 	}
@@ -595,6 +600,7 @@ func (e *Engine) preload(j *job, d int, shape *synth.Shape) {
 	}
 	e.mu.Lock()
 	j.pending--
+	e.preloading--
 	var finish bool
 	if j.ctx.Err() != nil {
 		// Ended meanwhile: the job fails with the cause, whichever of this and the
@@ -1061,10 +1067,11 @@ func (e *Engine) coldSynthLimit() int {
 }
 
 // synthesisDone raises the synthesis limit by one after a synthesis completed, up to the
-// configured concurrency.
+// configured concurrency, unless a preload is in flight: the devices cannot start before their
+// parameters are resident, and the upload needs the host's cores and memory bandwidth too.
 func (e *Engine) synthesisDone() {
 	e.mu.Lock()
-	if e.synthLimit < e.cfg.synthConcurrency {
+	if e.synthLimit < e.cfg.synthConcurrency && e.preloading == 0 {
 		e.synthLimit++
 		e.cond.Broadcast()
 	}
@@ -1106,11 +1113,16 @@ func (e *Engine) synthesize(p *part) {
 	p.synth = t1.Sub(t0)
 
 	// Wait for room in the device queue (backpressure), unless the job has failed meanwhile.
+	// Partitions synthesized together enter it in dispatch order (handoff), so that a later
+	// job's partition never takes the place of an earlier job's that finished a moment after.
 	e.mu.Lock()
-	for e.devQ.Len() >= e.cfg.queueDepth && j.err == nil {
+	e.handoff.push(p)
+	for (e.devQ.Len() >= e.cfg.queueDepth || e.handoff.peek() != p) && j.err == nil {
 		e.cond.Wait()
 	}
+	e.handoff.remove(p)
 	if j.err != nil {
+		e.cond.Broadcast()                     // the next in handoff may go
 		finish := e.settleLocked(p, outcome{}) // dropped: the job has its error
 		e.mu.Unlock()
 		if finish {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
+	"github.com/cuzk-go/cuzk/timeline"
 )
 
 // preloadDevice is a simulated device that can preload (prover.Preloads): Preload records its
@@ -320,4 +322,114 @@ func TestEngineSynthesisRamp(t *testing.T) {
 			require.NoError(t, e.Close(ctx))
 		})
 	}
+}
+
+// TestEngineSynthesisRampHoldsDuringPreload: while a preload is in flight the ramp stays at its
+// cold width (the devices cannot start, and the upload needs the host), and grows again after.
+func TestEngineSynthesisRampHoldsDuringPreload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dev := newPreloadDevice(false)
+		e, err := New(WithDevices(dev), WithWorkersPerDevice(2), WithSynthesisConcurrency(8), WithoutSelfCheck())
+		require.NoError(t, err)
+		ctx := context.Background()
+		var mu sync.Mutex
+		started := 0
+		gate := make(chan struct{})
+		jb := simJob(t, 1, 12, 0)
+		inner := jb.Circuit
+		jb.Circuit = func(i int) (synth.Circuit, error) {
+			mu.Lock()
+			started++
+			mu.Unlock()
+			<-gate
+			return inner(i)
+		}
+		running := func(done int) int {
+			synctest.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			return started - done
+		}
+		h, err := e.Submit(ctx, jb)
+		require.NoError(t, err)
+		done := 0
+		for ; done < 3; done++ {
+			require.Equal(t, 2, running(done), "preload in flight, %d syntheses completed", done)
+			gate <- struct{}{}
+		}
+		synctest.Wait() // the third synthesis has counted itself while the preload was in flight
+		close(dev.release)
+		for want := 2; done < 8; done, want = done+1, want+1 {
+			require.Equal(t, min(want, 12-done), running(done), "preload returned, %d syntheses completed", done)
+			gate <- struct{}{}
+		}
+		for ; done < 12; done++ {
+			gate <- struct{}{}
+		}
+		_, err = h.Wait(ctx)
+		require.NoError(t, err)
+		require.NoError(t, e.Close(ctx))
+	})
+}
+
+// TestEngineHandoffInDispatchOrder: partitions that finish synthesis while the device queue is
+// full enter it in dispatch order (the older job first), whichever order they finished in.
+func TestEngineHandoffInDispatchOrder(t *testing.T) {
+	for _, last := range [][2]uint64{{tag(2, 1), tag(1, 2)}, {tag(1, 2), tag(2, 1)}} {
+		t.Run(fmt.Sprintf("%d-then-%d", last[0], last[1]), func(t *testing.T) { testHandoffOrder(t, last) })
+	}
+}
+
+func testHandoffOrder(t *testing.T, last [2]uint64) {
+	synctest.Test(t, func(t *testing.T) {
+		dev := newSimDevice(0, 0, 0)
+		runGate := make(chan struct{})
+		dev.runHook = func(uint64) error { <-runGate; return nil }
+		var rec timeline.Recorder
+		e, err := New(WithDevices(dev), WithWorkersPerDevice(2), WithQueueDepth(1),
+			WithSynthesisConcurrency(8), WithoutSelfCheck(), WithTimeline(&rec))
+		require.NoError(t, err)
+		ctx := context.Background()
+		gates := map[uint64]chan struct{}{}
+		gated := func(marker, n int) *Job {
+			jb := simJob(t, marker, n, 0)
+			for i := range n {
+				gates[tag(marker, i)] = make(chan struct{})
+			}
+			inner := jb.Circuit
+			jb.Circuit = func(i int) (synth.Circuit, error) {
+				<-gates[tag(marker, i)]
+				return inner(i)
+			}
+			return jb
+		}
+		ja, jb := gated(1, 3), gated(2, 2)
+		ha, err := e.Submit(ctx, ja)
+		require.NoError(t, err)
+		hb, err := e.Submit(ctx, jb)
+		require.NoError(t, err)
+		// A0 reaches the device (its Run waits), A1 the second worker (waiting for the lock);
+		// B0 fills the device queue; then B1 and A2 finish, in the order last gives, and wait
+		// for room.
+		for _, tg := range []uint64{tag(1, 0), tag(1, 1), tag(2, 0), last[0], last[1]} {
+			synctest.Wait()
+			close(gates[tg])
+		}
+		for range 5 {
+			synctest.Wait()
+			runGate <- struct{}{}
+		}
+		_, err = ha.Wait(ctx)
+		require.NoError(t, err)
+		_, err = hb.Wait(ctx)
+		require.NoError(t, err)
+		require.NoError(t, e.Close(ctx))
+		var order []string
+		for _, ev := range rec.Events() {
+			if ev.Kind == timeline.ChanSend {
+				order = append(order, fmt.Sprintf("j%d p%d", ev.Job, ev.Partition))
+			}
+		}
+		require.Equal(t, []string{"j1 p0", "j1 p1", "j2 p0", "j1 p2", "j2 p1"}, order)
+	})
 }

@@ -44,6 +44,16 @@ func (q partQueue) peek() *part {
 	return q[0]
 }
 
+// remove removes p from q if it is there. It costs O(len(q)).
+func (q *partQueue) remove(p *part) {
+	for i, x := range *q {
+		if x == p {
+			heap.Remove(q, i)
+			return
+		}
+	}
+}
+
 // removeJob removes every partition of j from q and returns them. It costs O(len(q)).
 func (q *partQueue) removeJob(j *job) []*part {
 	var removed []*part

@@ -161,9 +161,11 @@ func runBench(ctx context.Context, args []string) error {
 			if several {
 				run.out = filepath.Join(*outDir, fmt.Sprintf("gpus%d-w%d", len(devs), w))
 			}
+			before := breakdowns(gpuDevs)
 			if err := run.do(ctx); err != nil {
 				return err
 			}
+			printUploads(gpuDevs, before)
 			// The next run starts as this one did: parameters not yet on the devices.
 			for _, d := range gpuDevs {
 				if err := d.Evict(ctx, params.Identity()); err != nil {
@@ -173,6 +175,25 @@ func runBench(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// breakdowns returns each GPU's device time so far, by stage.
+func breakdowns(gpus []*gpu.ProverDevice) []gpu.Breakdown {
+	out := make([]gpu.Breakdown, len(gpus))
+	for i, g := range gpus {
+		out[i] = g.Breakdown()
+	}
+	return out
+}
+
+// printUploads prints, per GPU, the time a run spent uploading parameters and shapes (the
+// engine preloads them while the first partitions synthesize): the breakdown now less before.
+func printUploads(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
+	for i, g := range gpus {
+		b := g.Breakdown()
+		fmt.Printf("%s: parameters uploaded in %s, shape matrices in %s\n", g.Name(),
+			(b.SRSUpload - before[i].SRSUpload).Round(time.Millisecond), (b.ShapeUpload - before[i].ShapeUpload).Round(time.Millisecond))
+	}
 }
 
 // parseCounts reads a comma-separated list of integers in [min, max].

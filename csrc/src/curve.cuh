@@ -19,6 +19,8 @@ namespace cuzk {
 template <class F>
 struct affine_t {
   F x, y;
+  // load reads the point at p (16-byte aligned) with 16-byte loads (F::load).
+  static CUZK_HD affine_t load(const affine_t* p) { return {F::load(&p->x), F::load(&p->y)}; }
   CUZK_HD bool is_inf() const { return x.is_zero() && y.is_zero(); }
   CUZK_HD affine_t neg() const { return {x, y.neg()}; }
 };
@@ -26,6 +28,11 @@ struct affine_t {
 template <class F>
 struct xyzz_t {
   F x, y, zz, zzz;
+  // load and store move the point at p (16-byte aligned) with 16-byte accesses (F::load).
+  static CUZK_HD xyzz_t load(const xyzz_t* p) { return {F::load(&p->x), F::load(&p->y), F::load(&p->zz), F::load(&p->zzz)}; }
+  static CUZK_HD void store(xyzz_t* p, const xyzz_t& v) {
+    F::store(&p->x, v.x), F::store(&p->y, v.y), F::store(&p->zz, v.zz), F::store(&p->zzz, v.zzz);
+  }
 
   static CUZK_HD xyzz_t inf() { return {F::zero(), F::zero(), F::zero(), F::zero()}; }
   CUZK_HD bool is_inf() const { return zz.is_zero(); }

@@ -129,6 +129,36 @@ struct mont_t {
   static constexpr uint32_t M0 = neg_inv32(P::mod(0));
   uint32_t l[N];
 
+  // load reads the element at p with N/4 16-byte loads; p must be 16-byte aligned (device
+  // arrays are: cudaMalloc aligns to 256 bytes and an element takes 32 or 48). Dereferencing p
+  // instead reads a 32-bit word at a time, one load instruction per limb. Host builds without
+  // CUDA (csrc/emu) copy the element.
+  static CUZK_HD mont_t load(const mont_t* p) {
+#if defined(__CUDACC__)
+    static_assert(N % 4 == 0, "whole 16-byte words");
+    const uint4* q = reinterpret_cast<const uint4*>(p);
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N / 4; i++) {
+      const uint4 w = q[i];
+      r.l[4 * i] = w.x, r.l[4 * i + 1] = w.y, r.l[4 * i + 2] = w.z, r.l[4 * i + 3] = w.w;
+    }
+    return r;
+#else
+    return *p;
+#endif
+  }
+  // store writes v at p with N/4 16-byte stores; p must be 16-byte aligned.
+  static CUZK_HD void store(mont_t* p, const mont_t& v) {
+#if defined(__CUDACC__)
+    uint4* q = reinterpret_cast<uint4*>(p);
+#pragma unroll
+    for (int i = 0; i < N / 4; i++) q[i] = make_uint4(v.l[4 * i], v.l[4 * i + 1], v.l[4 * i + 2], v.l[4 * i + 3]);
+#else
+    *p = v;
+#endif
+  }
+
   static CUZK_HD mont_t zero() {
     mont_t r;
 #pragma unroll
@@ -410,6 +440,8 @@ using fp_t = mont_t<fp_params>;
 // fp2_t is c0 + c1·u with u² = −1; layout equals gnark's E2 {A0, A1}.
 struct fp2_t {
   fp_t c0, c1;
+  static CUZK_HD fp2_t load(const fp2_t* p) { return {fp_t::load(&p->c0), fp_t::load(&p->c1)}; }
+  static CUZK_HD void store(fp2_t* p, const fp2_t& v) { fp_t::store(&p->c0, v.c0), fp_t::store(&p->c1, v.c1); }
   static CUZK_HD fp2_t zero() { return {fp_t::zero(), fp_t::zero()}; }
   static CUZK_HD fp2_t one() { return {fp_t::one(), fp_t::zero()}; }
   CUZK_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }

@@ -100,7 +100,7 @@ struct msm_blocks<fp2_t> {
 // load_affine reads point v & (2^31 − 1), negated when bit 31 of v is set.
 template <class F>
 __device__ __forceinline__ affine_t<F> load_affine(const affine_t<F>* p, uint32_t v) {
-  affine_t<F> a = p[v & 0x7fffffffu];
+  affine_t<F> a = affine_t<F>::load(p + (v & 0x7fffffffu));
   if (v >> 31) a.y = a.y.neg();
   return a;
 }
@@ -110,7 +110,7 @@ __device__ __forceinline__ affine_t<F> load_affine(const affine_t<F>* p, uint32_
 __global__ void msm_classify(const fr_t* __restrict__ s, uint8_t* __restrict__ flags, uint64_t n) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  fr_t x = s[i];
+  fr_t x = fr_t::load(s + i);
   uint8_t f = 2;
   if (x.is_zero())
     f = 0;
@@ -134,8 +134,8 @@ __global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, con
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add_affine(P[idx[j]]);
-  out[t] = acc;
+  for (uint64_t j = t * L; j < end; j++) acc.add_affine(affine_t<F>::load(P + idx[j]));
+  xyzz_t<F>::store(out + t, acc);
 }
 
 // msm_sum_xyzz: out[t] = Σ in[j] for j in [tL, tL+L) ∩ [0, m).
@@ -147,7 +147,7 @@ __global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uin
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
   for (uint64_t j = t * L; j < end; j++) acc.add(in[j]);
-  out[t] = acc;
+  xyzz_t<F>::store(out + t, acc);
 }
 
 // ---- step 3: digits ---------------------------------------------------------
@@ -158,7 +158,7 @@ __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restric
   uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m) return;
   uint32_t i = idx[j];
-  fr_t x = s[i].from_mont();
+  fr_t x = fr_t::load(s + i).from_mont();
   const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
   uint32_t carry = 0;
   for (uint32_t w = 0; w < w1; w++) {
@@ -265,7 +265,7 @@ __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, 
     uint32_t k = keys[i];
     if (k != cur) {
       okeys[o] = cur;
-      opart[o] = acc;
+      xyzz_t<F>::store(opart + o, acc);
       o++;
       acc = xyzz_t<F>::inf();
       cur = k;
@@ -273,7 +273,7 @@ __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, 
     src.add_to(acc, i);
   }
   okeys[o] = cur;
-  opart[o] = acc;
+  xyzz_t<F>::store(opart + o, acc);
 }
 
 // msm_own: thread t sums every run that starts in [tL, tL+L) into bucket[key].
@@ -292,7 +292,7 @@ __global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F
       src.add_to(acc, i);
       i++;
     } while (i < M && keys[i] == k);
-    buckets[k] = acc;
+    xyzz_t<F>::store(buckets + k, acc);
   }
 }
 
@@ -323,7 +323,7 @@ __global__ void MSM_BOUNDS(F) msm_window_segments(const xyzz_t<F>* __restrict__ 
     }
     acc.add(r);
   }
-  out[t] = acc;
+  xyzz_t<F>::store(out + t, acc);
 }
 
 // ---- host side ---------------------------------------------------------------

@@ -230,7 +230,7 @@ struct ntt_block {
   // twiddle returns ω_K^x (x < K/2): from shared memory, or before the
   // shared copy is complete (the first step) from the global table.
   __device__ __forceinline__ fr_t twiddle(uint32_t x, bool global) const {
-    return global ? p->tw[x << (POW_BITS - p->k)] : sh[K * G + x];
+    return global ? fr_t::load(p->tw + (x << (POW_BITS - p->k))) : sh[K * G + x];
   }
   // apply returns x·F(e) for element e at position pos.
   __device__ __forceinline__ fr_t apply(const ntt_factor& F, fr_t x, uint32_t e, uint64_t pos) const {
@@ -246,18 +246,18 @@ struct ntt_block {
         ex = F.bitrev ? (__brev((uint32_t)pos) >> (32 - p->log_n)) : (uint32_t)pos;
       }
       const uint32_t hi = ex >> F.lo_bits;
-      f = F.lo[ex & ((1u << F.lo_bits) - 1)];
-      if (hi != 0) f = f * F.hi[hi];
+      f = fr_t::load(F.lo + (ex & ((1u << F.lo_bits) - 1)));
+      if (hi != 0) f = f * fr_t::load(F.hi + hi);
     }
     return x * f;
   }
   __device__ __forceinline__ fr_t load(uint32_t e) const {
     const uint64_t pos = gpos(e);
-    return apply(p->on_load, a[pos], e, pos);
+    return apply(p->on_load, fr_t::load(a + pos), e, pos);
   }
   __device__ __forceinline__ void store(uint32_t e, fr_t x) const {
     const uint64_t pos = gpos(e);
-    a[pos] = apply(p->on_store, x, e, pos);
+    fr_t::store(a + pos, apply(p->on_store, x, e, pos));
   }
 };
 
@@ -332,7 +332,7 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
   const uint32_t steps = (p.k + RADIX_BITS - 1) / RADIX_BITS;
   // The shared twiddles are first read by the second step, after the first barrier.
   if (steps > 1)
-    for (uint32_t e = tid; e < B.K / 2; e += nt) sh[B.K * B.G + e] = p.tw[e << (POW_BITS - p.k)];
+    for (uint32_t e = tid; e < B.K / 2; e += nt) sh[B.K * B.G + e] = fr_t::load(p.tw + (e << (POW_BITS - p.k)));
   for (uint32_t s = 0; s < steps; s++) {
     if (s > 0) __syncthreads();
     const uint32_t c = DIT ? steps - 1 - s : s;  // the step's index in DIF order

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk-go/cuzk/internal/syncbuf"
 	"github.com/cuzk-go/cuzk/prover"
 	"github.com/cuzk-go/cuzk/synth"
 	"github.com/cuzk-go/cuzk/timeline"
@@ -98,24 +98,6 @@ func isDone(h *Handle) bool {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // TestEnginePreload runs in synctest bubbles, so that synctest.Wait says when every goroutine of
 // the engine is blocked (its partitions proved, or its preloads waiting), and a goroutine left
 // behind fails the test.
@@ -186,7 +168,7 @@ func TestEnginePreload(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			pd := newPreloadDevice(false)
 			pd.err = errors.New("upload refused")
-			var log lockedBuffer
+			var log syncbuf.Buffer
 			e, err := New(WithDevices(pd), WithoutSelfCheck(),
 				WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 			require.NoError(t, err)
@@ -265,6 +247,41 @@ func TestEnginePreload(t *testing.T) {
 	})
 }
 
+// synthGate holds every synthesis of the jobs it gates until the test lets one through, and
+// counts the syntheses started, so that a test can see how many run at once.
+type synthGate struct {
+	mu      sync.Mutex
+	started int
+	gate    chan struct{}
+}
+
+func newSynthGate() *synthGate { return &synthGate{gate: make(chan struct{})} }
+
+// job returns simJob(marker, n) whose circuit construction counts itself and waits for release.
+func (g *synthGate) job(t *testing.T, marker, n int) *Job {
+	jb := simJob(t, marker, n, 0)
+	inner := jb.Circuit
+	jb.Circuit = func(i int) (synth.Circuit, error) {
+		g.mu.Lock()
+		g.started++
+		g.mu.Unlock()
+		<-g.gate
+		return inner(i)
+	}
+	return jb
+}
+
+// release lets one waiting synthesis go on.
+func (g *synthGate) release() { g.gate <- struct{}{} }
+
+// running waits until the bubble is idle and returns the syntheses started less done.
+func (g *synthGate) running(done int) int {
+	synctest.Wait()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.started - done
+}
+
 // TestEngineSynthesisRamp: from idle, as many partitions synthesize at once as there are device
 // workers (2), one more after each completed synthesis, up to WithSynthesisConcurrency (8); after
 // the engine went idle, the next job starts at 2 again; a concurrency below the device workers
@@ -283,38 +300,18 @@ func TestEngineSynthesisRamp(t *testing.T) {
 				WithSynthesisConcurrency(tc.concurrency), WithoutSelfCheck())
 			require.NoError(t, err)
 			ctx := context.Background()
-			var mu sync.Mutex
-			started := 0
-			gate := make(chan struct{})
-			job := func(marker, n int) *Job {
-				jb := simJob(t, marker, n, 0)
-				inner := jb.Circuit
-				jb.Circuit = func(i int) (synth.Circuit, error) {
-					mu.Lock()
-					started++
-					mu.Unlock()
-					<-gate
-					return inner(i)
-				}
-				return jb
-			}
-			running := func(done int) int {
-				synctest.Wait()
-				mu.Lock()
-				defer mu.Unlock()
-				return started - done
-			}
+			g := newSynthGate()
 			for round, n := range []int{20, 6} {
-				h, err := e.Submit(ctx, job(round+1, n))
+				h, err := e.Submit(ctx, g.job(t, round+1, n))
 				require.NoError(t, err)
 				base := 0
 				if round > 0 {
 					base = 20
 				}
 				for done := 0; done < n; done++ {
-					require.Equal(t, min(tc.want(done), n-done), running(base+done),
+					require.Equal(t, min(tc.want(done), n-done), g.running(base+done),
 						"concurrency %d, job %d: syntheses at once after %d completed", tc.concurrency, round+1, done)
-					gate <- struct{}{}
+					g.release()
 				}
 				_, err = h.Wait(ctx)
 				require.NoError(t, err)
@@ -332,39 +329,22 @@ func TestEngineSynthesisRampHoldsDuringPreload(t *testing.T) {
 		e, err := New(WithDevices(dev), WithWorkersPerDevice(2), WithSynthesisConcurrency(8), WithoutSelfCheck())
 		require.NoError(t, err)
 		ctx := context.Background()
-		var mu sync.Mutex
-		started := 0
-		gate := make(chan struct{})
-		jb := simJob(t, 1, 12, 0)
-		inner := jb.Circuit
-		jb.Circuit = func(i int) (synth.Circuit, error) {
-			mu.Lock()
-			started++
-			mu.Unlock()
-			<-gate
-			return inner(i)
-		}
-		running := func(done int) int {
-			synctest.Wait()
-			mu.Lock()
-			defer mu.Unlock()
-			return started - done
-		}
-		h, err := e.Submit(ctx, jb)
+		g := newSynthGate()
+		h, err := e.Submit(ctx, g.job(t, 1, 12))
 		require.NoError(t, err)
 		done := 0
 		for ; done < 3; done++ {
-			require.Equal(t, 2, running(done), "preload in flight, %d syntheses completed", done)
-			gate <- struct{}{}
+			require.Equal(t, 2, g.running(done), "preload in flight, %d syntheses completed", done)
+			g.release()
 		}
 		synctest.Wait() // the third synthesis has counted itself while the preload was in flight
 		close(dev.release)
 		for want := 2; done < 8; done, want = done+1, want+1 {
-			require.Equal(t, min(want, 12-done), running(done), "preload returned, %d syntheses completed", done)
-			gate <- struct{}{}
+			require.Equal(t, min(want, 12-done), g.running(done), "preload returned, %d syntheses completed", done)
+			g.release()
 		}
 		for ; done < 12; done++ {
-			gate <- struct{}{}
+			g.release()
 		}
 		_, err = h.Wait(ctx)
 		require.NoError(t, err)

@@ -7,35 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cuzk-go/cuzk/daemon"
+	"github.com/cuzk-go/cuzk/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for the daemon's log writes and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // awaitStatus runs "cuzkd status" against the daemon on the Unix socket sock every poll until
 // its output satisfies ready, and returns that output; past within it fails t with the last
 // output and the daemon's logs.
-func awaitStatus(t *testing.T, sock string, within, poll time.Duration, logs *syncBuffer, ready func(out string) bool) string {
+func awaitStatus(t *testing.T, sock string, within, poll time.Duration, logs *syncbuf.Buffer, ready func(out string) bool) string {
 	t.Helper()
 	var out bytes.Buffer
 	deadline := time.Now().Add(within)
@@ -77,7 +59,7 @@ func TestRunStatusAndShutdown(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"--config", cfg, "--fake-backend"}, &logs, &logs) }()
 
@@ -163,7 +145,7 @@ func TestRunInsecureDevParams(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--config", cfg, "--insecure-dev-params", "--cpu-only"}, &logs, &logs)

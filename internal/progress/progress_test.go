@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk-go/cuzk/internal/syncbuf"
 )
 
 // fakeClock is a clock the test advances by hand.
@@ -168,7 +170,7 @@ func TestNilReporter(t *testing.T) {
 }
 
 func TestHeartbeat(t *testing.T) {
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	clk := newClock()
 	r := New(&buf, "wait", 0, WithClock(clk.now), WithTerminal(true))
 	clk.advance(time.Second)
@@ -206,16 +208,3 @@ func TestIsTerminal(t *testing.T) {
 		require.True(t, IsTerminal(null), "a character device")
 	}
 }
-
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reading test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }

@@ -3,8 +3,6 @@ package enginebackend
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,7 +10,6 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/crypto/blake2b"
 
 	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/filecoin/paramcache"
@@ -45,14 +42,10 @@ func WriteParamsFile(t *testing.T, edit func(b []byte)) (*paramcache.Cache, stri
 		edit(b)
 		require.NoError(t, os.WriteFile(path, b, 0o644))
 	}
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	h, _ := blake2b.New512(nil)
-	_, err = io.Copy(h, f)
+	digest, err := paramcache.FileDigest(context.Background(), path)
 	require.NoError(t, err)
 	entry := paramcache.Default()[pi.ParamsFile]
-	entry.Digest = hex.EncodeToString(h.Sum(nil)[:16])
+	entry.Digest = digest
 	c, err := paramcache.Open(paramcache.WithDir(dir), paramcache.WithMemoFile("-"),
 		paramcache.WithManifest(paramcache.Manifest{pi.ParamsFile: entry}))
 	require.NoError(t, err)

@@ -204,8 +204,33 @@ func (c *Cache) check(ctx context.Context, path string, e Entry, want memoEntry)
 	return nil
 }
 
-// digest returns the first 16 bytes of BLAKE2b-512 of the file, in hex.
+// digest returns the file's digest (FileDigest), reporting progress, and counts the hash.
 func (c *Cache) digest(ctx context.Context, path, name string, size int64) (string, error) {
+	start := time.Now()
+	var progress func(done int64)
+	if c.cfg.progress != nil {
+		progress = func(done int64) {
+			c.cfg.progress(Progress{Name: name, Done: done, Total: size, Elapsed: time.Since(start)})
+		}
+	}
+	d, err := hashFile(ctx, path, progress)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	c.hashed++
+	c.mu.Unlock()
+	return d, nil
+}
+
+// FileDigest returns the digest a Manifest entry gives for the file at path, as Filecoin's
+// parameters.json does: the first 16 bytes of its BLAKE2b-512, in hex. It stops when ctx ends.
+func FileDigest(ctx context.Context, path string) (string, error) {
+	return hashFile(ctx, path, nil)
+}
+
+// hashFile is FileDigest, calling progress (unless nil) with the bytes hashed after each read.
+func hashFile(ctx context.Context, path string, progress func(done int64)) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("paramcache: %w", err)
@@ -213,7 +238,6 @@ func (c *Cache) digest(ctx context.Context, path, name string, size int64) (stri
 	defer f.Close()
 	h, _ := blake2b.New512(nil)
 	buf := make([]byte, hashChunk)
-	start := time.Now()
 	var done int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -222,8 +246,8 @@ func (c *Cache) digest(ctx context.Context, path, name string, size int64) (stri
 		n, err := f.Read(buf)
 		h.Write(buf[:n])
 		done += int64(n)
-		if n > 0 && c.cfg.progress != nil {
-			c.cfg.progress(Progress{Name: name, Done: done, Total: size, Elapsed: time.Since(start)})
+		if n > 0 && progress != nil {
+			progress(done)
 		}
 		if err == io.EOF {
 			break
@@ -232,9 +256,6 @@ func (c *Cache) digest(ctx context.Context, path, name string, size int64) (stri
 			return "", fmt.Errorf("paramcache: read %s at byte %d: %w", path, done, err)
 		}
 	}
-	c.mu.Lock()
-	c.hashed++
-	c.mu.Unlock()
 	return hex.EncodeToString(h.Sum(nil)[:digestBytes]), nil
 }
 

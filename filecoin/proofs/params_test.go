@@ -3,16 +3,13 @@ package proofs
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/crypto/blake2b"
 
 	"github.com/cuzk-go/cuzk/devsetup"
 	"github.com/cuzk-go/cuzk/engine"
@@ -44,14 +41,10 @@ func insecureParamsFile(t *testing.T, pt post.ProofType) (ProofInfo, string) {
 func cacheOf(t *testing.T, pi ProofInfo, path string) *paramcache.Cache {
 	t.Helper()
 	require.Equal(t, pi.ParamsFile, filepath.Base(path))
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	h, _ := blake2b.New512(nil)
-	_, err = io.Copy(h, f)
+	digest, err := paramcache.FileDigest(context.Background(), path)
 	require.NoError(t, err)
 	entry := paramcache.Default()[pi.ParamsFile]
-	entry.Digest = hex.EncodeToString(h.Sum(nil)[:16])
+	entry.Digest = digest
 	c, err := paramcache.Open(paramcache.WithDir(filepath.Dir(path)), paramcache.WithMemoFile("-"),
 		paramcache.WithManifest(paramcache.Manifest{pi.ParamsFile: entry}))
 	require.NoError(t, err)

@@ -28,8 +28,7 @@ struct affine_t {
 template <class F>
 struct xyzz_t {
   F x, y, zz, zzz;
-  // load and store move the point at p (16-byte aligned) with 16-byte accesses (F::load).
-  static CUZK_HD xyzz_t load(const xyzz_t* p) { return {F::load(&p->x), F::load(&p->y), F::load(&p->zz), F::load(&p->zzz)}; }
+  // store writes v at p (16-byte aligned) with 16-byte stores (F::store).
   static CUZK_HD void store(xyzz_t* p, const xyzz_t& v) {
     F::store(&p->x, v.x), F::store(&p->y, v.y), F::store(&p->zz, v.zz), F::store(&p->zzz, v.zzz);
   }

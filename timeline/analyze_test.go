@@ -51,6 +51,17 @@ func TestIntervalsMatching(t *testing.T) {
 	// would end has no start (no LOCK_WAIT before GPU_START).
 	_, unmatched = Intervals([]Event{{Offset: 0, Kind: GPUStart}, {Offset: 1, Kind: GPUEnd}})
 	equal(t, unmatched, 0, "GPU_START without LOCK_WAIT")
+
+	// Events stamped at the same instant by two goroutines may be recorded
+	// end first (the worker's GPU_PICKUP before the sender's CHAN_SEND, the
+	// next LOCK_WAIT before GPU_START); they still pair.
+	var rec Recorder
+	for _, k := range []Kind{GPUEnd, GPUPickup, ChanSend, SynthEnd, GPUStart, LockWait, SynthStart} {
+		rec.Event(Event{Offset: msd(5), Kind: k, Job: 1, Partition: 0, Device: 0, Worker: 0})
+	}
+	ivs, unmatched = Intervals(rec.Events())
+	equal(t, unmatched, 0, "unmatched with equal offsets recorded in reverse")
+	equal(t, len(ivs), 5, "synthesis, queue, preparation, lock wait, device")
 }
 
 func TestAnalyzeUtilization(t *testing.T) {

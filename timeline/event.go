@@ -202,8 +202,8 @@ func (r *Recorder) Len() int {
 	return r.n
 }
 
-// Events returns a copy of the recorded events sorted by Offset. The sort is
-// stable: events with equal offsets keep their arrival order.
+// Events returns a copy of the recorded events sorted by Offset, then Kind
+// (see sortEvents); events equal in both keep their arrival order.
 func (r *Recorder) Events() []Event {
 	r.mu.Lock()
 	out := make([]Event, 0, r.n)
@@ -222,10 +222,21 @@ func (r *Recorder) Reset() {
 	r.mu.Unlock()
 }
 
-// sortEvents sorts events in place by Offset, keeping the relative order of
-// events with equal offsets.
+// sortEvents sorts events in place by Offset, then by Kind, which is the
+// order a partition passes through the kinds, keeping the relative order of
+// events equal in both. Two goroutines can stamp events with the same
+// offset (a coarse clock, a fake one in tests) and record them in either
+// order: a CHAN_SEND and the GPU_PICKUP of the worker that took the
+// partition at once. Arrival order would then put an end before its start;
+// Kind order never does.
 func sortEvents(events []Event) {
-	sort.SliceStable(events, func(i, j int) bool { return events[i].Offset < events[j].Offset })
+	sort.SliceStable(events, func(i, j int) bool {
+		a, b := events[i], events[j]
+		if a.Offset != b.Offset {
+			return a.Offset < b.Offset
+		}
+		return a.Kind < b.Kind
+	})
 }
 
 // Multi returns a Hook that passes every event to each non-nil hook in order.

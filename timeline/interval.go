@@ -99,7 +99,7 @@ type pairKey struct {
 }
 
 // Intervals matches start and end events into stage intervals. Events are
-// processed in Offset order (stable, so equal offsets keep input order). A
+// processed in Offset order, equal offsets in Kind order (see sortEvents). A
 // start is matched with the next end of the same stage and the same job and
 // partition, and, for preparation, lock wait, device and finalize, the same
 // device and worker (first in, first out, so a partition that goes through a

@@ -27,21 +27,19 @@ func (p *Params) HashCircuit(cs *synth.CS, inputs []num.Num) (num.Num, error) {
 		}
 		return t.replay(cs, p, inputs), nil
 	}
-	return p.hashTermByTerm(cs, inputs)
+	return p.hashTermByTerm(cs, inputs), nil
 }
 
-// hashTermByTerm is HashCircuit building every combination term by term, as neptune does.
-func (p *Params) hashTermByTerm(cs *synth.CS, inputs []num.Num) (num.Num, error) {
-	if len(inputs) != p.Arity {
-		return num.Num{}, fmt.Errorf("poseidon: hash %d inputs with arity %d", len(inputs), p.Arity)
-	}
+// hashTermByTerm is HashCircuit building every combination term by term, as neptune does;
+// inputs has len Arity.
+func (p *Params) hashTermByTerm(cs *synth.CS, inputs []num.Num) num.Num {
 	buf := make([]elt, 2*p.Width)
 	h := &circuitHasher{cs: cs, p: p, rec: cs.RecordsLC(), el: buf[:p.Width], next: buf[p.Width:]}
 	h.el[0] = h.constant(p.DomainTag)
 	for i, in := range inputs {
 		h.el[i+1] = elt{allocated: true, v: in.Var, val: in.Value}
 	}
-	return h.hash(), nil
+	return h.hash()
 }
 
 // elt is neptune's Elt: an allocated variable, or a linear combination (a num::Num) with its
@@ -60,7 +58,8 @@ type circuitHasher struct {
 	p     *Params
 	rec   bool
 	el    []elt
-	next  []elt // the linear layers' output, swapped with el
+	next  []elt                // the linear layers' output, swapped with el
+	vals  [maxWidth]fr.Element // scratch of values
 	off   int
 	round int
 }
@@ -296,16 +295,22 @@ func (h *circuitHasher) addInto(acc *elt, e *elt) {
 	acc.lc = append(acc.lc, e.lc...)
 }
 
+// values returns the state's values as a vector (in h.vals), for the linear layers when no
+// combination is recorded.
+func (h *circuitHasher) values() fr.Vector {
+	s := fr.Vector(h.vals[:len(h.el)])
+	for i := range h.el {
+		s[i] = h.el[i].val
+	}
+	return s
+}
+
 // productMatrix sets element j to Σ_i el_i·m[i][j] (neptune product_mds_with_matrix); cols
 // are m's columns, for the values alone when no combination is recorded.
 func (h *circuitHasher) productMatrix(m [][]fr.Element, cols []fr.Vector) {
 	out := h.output()
 	if !h.rec {
-		var buf [37]fr.Element // New's largest width
-		s := fr.Vector(buf[:len(h.el)])
-		for i := range h.el {
-			s[i] = h.el[i].val
-		}
+		s := h.values()
 		for j := range out {
 			out[j].val = s.InnerProduct(cols[j])
 		}
@@ -329,11 +334,7 @@ func (h *circuitHasher) productSparse(m *SparseMatrix) {
 			h.scaledInto(&out[0], &h.el[i], &m.WHat[i])
 		}
 	} else {
-		var buf [37]fr.Element // New's largest width
-		s := fr.Vector(buf[:len(h.el)])
-		for i := range h.el {
-			s[i] = h.el[i].val
-		}
+		s := h.values()
 		out[0].val = s.InnerProduct(m.WHat)
 	}
 	for j := 1; j < len(h.el); j++ {

@@ -214,7 +214,7 @@ func newOptimized(p *Params) (*optimized, error) {
 // third of Hash's multiplications at arity 8 (t² per full round, 3t − 1 per partial round,
 // instead of t² per round). It equals Hash.
 func (p *Params) hashOptimized(inputs []fr.Element) fr.Element {
-	var buf [2 * 37]fr.Element
+	var buf [2 * maxWidth]fr.Element
 	t, c, half, o := p.Width, p.opt.Compressed, p.FullRounds/2, p.opt
 	s, tmp := buf[:t], buf[t:2*t]
 	s[0] = p.DomainTag

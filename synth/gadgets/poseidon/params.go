@@ -158,11 +158,18 @@ var (
 	cache   = map[int]*Params{}
 )
 
-// New returns the parameters for arity (1 ≤ arity ≤ 36), computed once and shared; the result
-// must not be modified.
+// maxArity is the largest arity New accepts, maxWidth the largest width (arity + 1): the
+// bounds of the fixed-size scratch arrays of the hashes.
+const (
+	maxArity = 36
+	maxWidth = maxArity + 1
+)
+
+// New returns the parameters for arity (1 ≤ arity ≤ maxArity = 36), computed once and shared;
+// the result must not be modified.
 func New(arity int) (*Params, error) {
-	if arity < 1 || arity > 36 {
-		return nil, fmt.Errorf("poseidon: arity %d out of range 1..36", arity)
+	if arity < 1 || arity > maxArity {
+		return nil, fmt.Errorf("poseidon: arity %d out of range 1..%d", arity, maxArity)
 	}
 	cacheMu.Lock()
 	defer cacheMu.Unlock()

@@ -52,9 +52,8 @@ func (p *Params) recordTemplate() (*template, error) {
 		for i := range inputs {
 			inputs[i] = num.Num{Var: cs.AllocInput(fr.Element{})}
 		}
-		r, err := p.hashTermByTerm(cs, inputs)
-		out = r.Var
-		return err
+		out = p.hashTermByTerm(cs, inputs).Var
+		return nil
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("poseidon: record the arity-%d circuit: %w", p.Arity, err)
@@ -94,7 +93,7 @@ func (f circuitFunc) Synthesize(cs *synth.CS) error { return f(cs) }
 // the same rows, each combination's terms of one variable added up (Compile adds them when
 // inputs repeat a variable), in the same order.
 func (t *template) replay(cs *synth.CS, p *Params, inputs []num.Num) num.Num {
-	var buf [36]fr.Element // New's largest arity
+	var buf [maxArity]fr.Element
 	vals := buf[:len(inputs)]
 	for i := range inputs {
 		vals[i] = inputs[i].Value
@@ -112,7 +111,7 @@ func (t *template) replay(cs *synth.CS, p *Params, inputs []num.Num) num.Num {
 			first = v
 		}
 	}
-	var ins [37]synth.Variable // template input i → One or the hash's input i
+	var ins [maxWidth]synth.Variable // template input i → One or the hash's input i
 	ins[0] = synth.One
 	for i := range inputs {
 		ins[i+1] = inputs[i].Var

@@ -289,15 +289,19 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
       const int r = DIT ? R - 1 - rr : rr;
       const uint32_t hm = (U >> 1) >> r;  // the pair's distance in m
       const bool mul = R > 1 && lh > (uint32_t)r;  // the stage's half is > 1 (R = 1 only runs stage k−1)
-      fr_t w[U / 2];
-      if (mul) {
+      // Each pair reads its twiddle just before its butterfly, so that at most one twiddle is
+      // live beside the unit's elements (with all of a stage's read first, the pass kernel
+      // spilled at its register cap). With S = 1 (j = 0) the pairs of offset 0 have the
+      // twiddle ω^0 = 1.
 #pragma unroll
-        for (uint32_t c = 0; c < hm; c++) w[c] = B.twiddle(((c << ls) + j) << (t + r), first);
+      for (uint32_t m = 0; m < U; m++) {
+        if (m & hm) continue;
+        const uint32_t c = m & (hm - 1);
+        if (mul && (ls > 0 || c != 0))
+          butterfly<DIT>(x[m], x[m + hm], B.twiddle(((c << ls) + j) << (t + r), first), true);
+        else
+          butterfly<DIT>(x[m], x[m + hm], fr_t::one(), false);
       }
-      // With S = 1 (j = 0) the pairs of offset 0 have the twiddle ω^0 = 1.
-#pragma unroll
-      for (uint32_t m = 0; m < U; m++)
-        if (!(m & hm)) butterfly<DIT>(x[m], x[m + hm], w[m & (hm - 1)], mul && (ls > 0 || (m & (hm - 1)) != 0));
     }
 #pragma unroll
     for (uint32_t m = 0; m < U; m++) {

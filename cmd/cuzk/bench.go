@@ -165,7 +165,7 @@ func runBench(ctx context.Context, args []string) error {
 			if err := run.do(ctx); err != nil {
 				return err
 			}
-			printUploads(gpuDevs, before)
+			printDevice(gpuDevs, before)
 			// The next run starts as this one did: parameters not yet on the devices.
 			for _, d := range gpuDevs {
 				if err := d.Evict(ctx, params.Identity()); err != nil {
@@ -186,13 +186,27 @@ func breakdowns(gpus []*gpu.ProverDevice) []gpu.Breakdown {
 	return out
 }
 
-// printUploads prints, per GPU, the time a run spent uploading parameters and shapes (the
-// engine preloads them while the first partitions synthesize): the breakdown now less before.
-func printUploads(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
+// printDevice prints, per GPU, what a run spent on it: the uploads of parameters and shapes
+// (the engine preloads them while the first partitions synthesize), then each partition's mean
+// device time by stage — under the kernel lock the seven NTTs, the pointwise quotient and the
+// five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown now less
+// before.
+func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 	for i, g := range gpus {
-		b := g.Breakdown()
+		b, a := g.Breakdown(), before[i]
 		fmt.Printf("%s: parameters uploaded in %s, shape matrices in %s\n", g.Name(),
-			(b.SRSUpload - before[i].SRSUpload).Round(time.Millisecond), (b.ShapeUpload - before[i].ShapeUpload).Round(time.Millisecond))
+			(b.SRSUpload - a.SRSUpload).Round(time.Millisecond), (b.ShapeUpload - a.ShapeUpload).Round(time.Millisecond))
+		n := b.Partitions - a.Partitions
+		if n == 0 {
+			continue
+		}
+		ms := func(now, was time.Duration) string {
+			return fmt.Sprintf("%.1f", float64(now-was)/float64(time.Millisecond)/float64(n))
+		}
+		fmt.Printf("%s: per partition (mean of %d), ms: under the lock %s = NTTs %s + pointwise %s + MSM H %s, A %s, B_G1 %s, L %s, B_G2 %s; outside it staging %s, evaluation %s\n",
+			g.Name(), n, ms(b.Locked(), a.Locked()), ms(b.NTT, a.NTT), ms(b.Pointwise, a.Pointwise), ms(b.MSMH, a.MSMH),
+			ms(b.MSMA, a.MSMA), ms(b.MSMB1, a.MSMB1), ms(b.MSML, a.MSML), ms(b.MSMB2, a.MSMB2), ms(b.Upload, a.Upload),
+			ms(b.Evaluate, a.Evaluate))
 	}
 }
 

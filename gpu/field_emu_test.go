@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,46 +12,86 @@ import (
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 )
 
-// fpEdgeInputs returns raw Montgomery limbs < p that stress carries: 0, 1, p − k for small
-// k, p − 2^(64j), values whose 64-bit limbs are all ones below p's top limb, and single
-// limbs set to all ones.
-func fpEdgeInputs() []fp.Element {
-	p := fp.Modulus()
-	var out []fp.Element
-	raw := func(v *big.Int) {
-		var e fp.Element
-		words := v.Bits()
-		for i := 0; i < len(words) && i < fp.Limbs; i++ {
-			e[i] = uint64(words[i])
+// fieldEdgeInputs returns raw Montgomery values < p, of limbs 64-bit words, that stress the
+// carry chains: 0, 1, p − k for small k, p − 2^(32j), values whose 64-bit words are all ones
+// below p's top word, multiples of 2^(32j) (a low 32-bit word of zero makes a reduction row's
+// multiplier m zero), and 2^(bits−1) − 1 for bits = the bit length of p.
+func fieldEdgeInputs(p *big.Int, limbs int) []*big.Int {
+	var out []*big.Int
+	add := func(v *big.Int) {
+		if v.Sign() >= 0 && v.Cmp(p) < 0 {
+			out = append(out, v)
 		}
-		out = append(out, e)
 	}
-	raw(big.NewInt(0))
-	raw(big.NewInt(1))
+	add(big.NewInt(0))
+	add(big.NewInt(1))
 	for k := int64(1); k <= 64; k++ {
-		raw(new(big.Int).Sub(p, big.NewInt(k)))
+		add(new(big.Int).Sub(p, big.NewInt(k)))
 	}
-	for j := 0; j < fp.Limbs; j++ {
-		raw(new(big.Int).Sub(p, new(big.Int).Lsh(big.NewInt(1), uint(64*j))))
-		one := new(big.Int).Lsh(new(big.Int).SetUint64(^uint64(0)), uint(64*j))
-		if one.Cmp(p) < 0 {
-			raw(one)
+	for j := 0; j < 2*limbs; j++ {
+		pow := new(big.Int).Lsh(big.NewInt(1), uint(32*j))
+		add(new(big.Int).Sub(p, pow))
+		add(pow)
+		add(new(big.Int).Mul(pow, big.NewInt(0x9e3779b9)))
+		if j%2 == 0 {
+			add(new(big.Int).Lsh(new(big.Int).SetUint64(^uint64(0)), uint(32*j)))
 		}
 	}
-	top := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 380), big.NewInt(1)) // 2^380 − 1 < p
-	raw(top)
+	add(new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(p.BitLen()-1)), big.NewInt(1)))
 	return out
 }
 
-// TestFpDeviceMulEmulated runs field.cuh's device Fp product (mul_device) on the host with
-// the PTX carry instructions emulated (csrc/emu/field_check.cpp), as a·a (the device's
-// square) and a·b, and compares every output with gnark-crypto's Square and Mul, for edge
-// inputs (carry-heavy limb patterns, p − k) and random ones; the emulation must also see no
-// carry dropped.
-func TestFpDeviceMulEmulated(t *testing.T) {
+// fieldRandomInputs returns n random values < p of limbs 64-bit words; a third of them with
+// most words all ones and a sixth with random 32-bit halves zeroed, for long carry and borrow
+// runs and zero multipliers.
+func fieldRandomInputs(rng *rand.Rand, p *big.Int, limbs, n int) []*big.Int {
+	out := make([]*big.Int, 0, n)
+	for len(out) < n {
+		w := make([]big.Word, limbs)
+		for j := range w {
+			w[j] = big.Word(rng.Uint64())
+			switch {
+			case len(out)%3 == 1 && rng.Uint64N(4) != 0:
+				w[j] = big.Word(^uint64(0))
+			case len(out)%6 == 2 && rng.Uint64N(2) == 0:
+				w[j] &= big.Word(0xffffffff) << (32 * rng.Uint64N(2))
+			}
+		}
+		v := new(big.Int).SetBits(w)
+		if v.BitLen() > p.BitLen() {
+			v.Rsh(v, uint(v.BitLen()-p.BitLen()))
+		}
+		if v.Cmp(p) < 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// fieldWords writes each value as limbs little-endian 64-bit words (gnark's raw layout).
+func fieldWords(vals []*big.Int, limbs int) []byte {
+	out := make([]byte, 0, 8*limbs*len(vals))
+	for _, v := range vals {
+		var w [8]byte
+		for j := 0; j < limbs; j++ {
+			word := new(big.Int).Rsh(v, uint(64*j))
+			binary.LittleEndian.PutUint64(w[:], word.Uint64())
+			out = append(out, w[:]...)
+		}
+	}
+	return out
+}
+
+// deviceMulEmulated runs field.cuh's device product (mul_device) of field ("fp" or "fr") on
+// the host with the PTX carry instructions emulated (csrc/emu/field_check.cpp), for a·a (the
+// device's square) and a·b, checks that the emulation saw no carry dropped, and returns the
+// squares and the products as raw words, size bytes an element.
+func deviceMulEmulated(t *testing.T, field string, size int, a, b []*big.Int) (squares, products []byte) {
+	t.Helper()
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++ to build the host emulation of the field arithmetic")
 	}
@@ -58,78 +99,70 @@ func TestFpDeviceMulEmulated(t *testing.T) {
 	bin := filepath.Join(dir, "field_check")
 	out, err := exec.Command("g++", "-std=c++17", "-O1", "-o", bin, "../csrc/emu/field_check.cpp").CombinedOutput()
 	require.NoError(t, err, "build csrc/emu/field_check.cpp: %s", out)
+	limbs := size / 8
+	var in bytes.Buffer
+	require.NoError(t, binary.Write(&in, binary.LittleEndian, uint64(len(a))))
+	in.Write(fieldWords(a, limbs))
+	in.Write(fieldWords(b, limbs))
+	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	require.NoError(t, os.WriteFile(inPath, in.Bytes(), 0o600))
+	msg, err := exec.Command(bin, field, inPath, outPath).CombinedOutput()
+	require.NoError(t, err, "field_check %s: %s", field, msg)
+	res, err := os.ReadFile(outPath)
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(res, []byte("OK  ")), "field_check: %q", res[:min(len(res), 64)])
+	m := len(a)
+	require.Len(t, res, 4+2*m*size+8)
+	dropped := binary.LittleEndian.Uint64(res[4+2*m*size:])
+	require.Zero(t, dropped, "carries dropped by the device arithmetic")
+	return res[4 : 4+m*size], res[4+m*size : 4+2*m*size]
+}
 
-	rng := newRand(t)
-	pTop := uint64(fp.Modulus().Bits()[fp.Limbs-1])
-	a := fpEdgeInputs()
-	b := make([]fp.Element, len(a))
-	for i := range b {
-		b[i] = a[len(a)-1-i]
+// mulInputs returns the edge inputs paired with themselves reversed, then n random pairs.
+func mulInputs(t *testing.T, p *big.Int, limbs int) (a, b []*big.Int) {
+	a = fieldEdgeInputs(p, limbs)
+	for i := range a {
+		b = append(b, a[len(a)-1-i])
 	}
 	n := 20000
 	if testing.Short() {
 		n = 4000
 	}
-	for i := 0; i < n; i++ {
-		var x, y fp.Element
-		for j := range x {
-			x[j], y[j] = rng.Uint64(), rng.Uint64()
-			if i%3 == 1 && rng.Uint64N(4) != 0 {
-				x[j] = ^uint64(0)
-			}
-		}
-		x[fp.Limbs-1] %= pTop + 1
-		y[fp.Limbs-1] %= pTop + 1
-		if new(big.Int).SetBits(limbWords(x)).Cmp(fp.Modulus()) >= 0 || new(big.Int).SetBits(limbWords(y)).Cmp(fp.Modulus()) >= 0 {
-			continue
-		}
-		a, b = append(a, x), append(b, y)
-	}
-
-	var in bytes.Buffer
-	require.NoError(t, binary.Write(&in, binary.LittleEndian, uint64(len(a))))
-	in.Write(fpBytes(a))
-	in.Write(fpBytes(b))
-	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-	require.NoError(t, os.WriteFile(inPath, in.Bytes(), 0o600))
-	msg, err := exec.Command(bin, inPath, outPath).CombinedOutput()
-	require.NoError(t, err, "%s", msg)
-	res, err := os.ReadFile(outPath)
-	require.NoError(t, err)
-	require.True(t, bytes.HasPrefix(res, []byte("OK  ")), "field_check: %q", res[:min(len(res), 64)])
-	m := len(a)
-	require.Len(t, res, 4+2*m*fp.Bytes+8)
-	got := make([]fp.Element, 2*m)
-	copy(fpBytes(got), res[4:4+2*m*fp.Bytes])
-	dropped := binary.LittleEndian.Uint64(res[4+2*m*fp.Bytes:])
-	require.Zero(t, dropped, "carries dropped by the device arithmetic")
-	for i := range a {
-		var sq, pr fp.Element
-		sq.Square(&a[i])
-		pr.Mul(&a[i], &b[i])
-		if got[i] != sq {
-			t.Fatalf("mul_device(%x, itself) = %x, gnark Square %x", a[i], got[i], sq)
-		}
-		if got[m+i] != pr {
-			t.Fatalf("mul_device(%x, %x) = %x, gnark Mul %x", a[i], b[i], got[m+i], pr)
-		}
-	}
-	t.Logf("%d squares and products match gnark", m)
+	rng := newRand(t)
+	return append(a, fieldRandomInputs(rng, p, limbs, n)...), append(b, fieldRandomInputs(rng, p, limbs, n)...)
 }
 
-// limbWords returns the raw limbs of x as big.Int words (64-bit platforms).
-func limbWords(x fp.Element) []big.Word {
-	w := make([]big.Word, fp.Limbs)
-	for i := range w {
-		w[i] = big.Word(x[i])
+// checkDeviceMul compares field's device product (T: gnark's fp.Element or fr.Element,
+// raw words), emulated on the host, with gnark-crypto's Square and Mul on edge and random inputs.
+func checkDeviceMul[T any, PT interface {
+	*T
+	Square(*T) *T
+	Mul(*T, *T) *T
+}](t *testing.T, field string, p *big.Int) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	a, b := mulInputs(t, p, size/8)
+	sq, pr := deviceMulEmulated(t, field, size, a, b)
+	elems := func(buf []byte) []T { return unsafe.Slice((*T)(unsafe.Pointer(&buf[0])), len(buf)/size) }
+	xs, ys := elems(fieldWords(a, size/8)), elems(fieldWords(b, size/8))
+	gotSq, gotPr := elems(sq), elems(pr)
+	for i := range xs {
+		var wantSq, wantPr T
+		PT(&wantSq).Square(&xs[i])
+		PT(&wantPr).Mul(&xs[i], &ys[i])
+		require.Equal(t, wantSq, gotSq[i], "%s mul_device(%x, itself)", field, xs[i])
+		require.Equal(t, wantPr, gotPr[i], "%s mul_device(%x, %x)", field, xs[i], ys[i])
 	}
-	return w
+	t.Logf("%d %s squares and products match gnark", len(xs), field)
 }
 
-// fpBytes views x as its bytes (gnark's limb layout, little-endian limbs).
-func fpBytes(x []fp.Element) []byte {
-	if len(x) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&x[0])), fp.Bytes*len(x))
+// TestFpDeviceMulEmulated checks the device Fp product against gnark-crypto.
+func TestFpDeviceMulEmulated(t *testing.T) {
+	checkDeviceMul[fp.Element](t, "fp", fp.Modulus())
+}
+
+// TestFrDeviceMulEmulated checks the device Fr product, whose reduction is specialised to Fr's
+// low limbs 1 and 2^32 − 1, against gnark-crypto.
+func TestFrDeviceMulEmulated(t *testing.T) {
+	checkDeviceMul[fr.Element](t, "fr", fr.Modulus())
 }

@@ -1,10 +1,11 @@
-// field_check runs field.cuh's device carry-chain product for Fp (mul_device)
-// on the host, the PTX carry instructions emulated (CUZK_PTX_EMU), for
-// gpu/msm_field_test.go, which compares the outputs with gnark-crypto.
+// field_check runs field.cuh's device carry-chain product (mul_device) for Fp or Fr on the
+// host, the PTX carry instructions emulated (CUZK_PTX_EMU), for gpu/msm_field_test.go, which
+// compares the outputs with gnark-crypto.
 // Build: g++ -std=c++17 -O1 -o field_check field_check.cpp
 //
-//   field_check IN OUT   IN: n (uint64), then n elements a and n elements b (Fp, 48 bytes
-//                        each, gnark's limb layout, Montgomery form, each < p)
+//   field_check FIELD IN OUT   FIELD: fp or fr; IN: n (uint64), then n elements a and n
+//                              elements b (48 bytes each for Fp, 32 for Fr, gnark's limb
+//                              layout, Montgomery form, each < p)
 //
 // OUT is "OK  ", the n squares mul_device(a, a) (the device's sqr), the n products
 // mul_device(a, b), then the number of carries the emulation saw dropped (uint64; the
@@ -13,6 +14,7 @@
 #define __host__
 #define __forceinline__ inline
 #define CUZK_PTX_EMU 1
+#include <cstring>
 #include <fstream>
 #include <vector>
 
@@ -20,24 +22,31 @@
 
 using namespace cuzk;
 
-int main(int argc, char** argv) {
-  if (argc != 3) return 2;
-  std::ifstream in(argv[1], std::ios::binary);
+template <class F>
+int run(const char* in_path, const char* out_path) {
+  std::ifstream in(in_path, std::ios::binary);
   uint64_t n = 0;
   in.read(reinterpret_cast<char*>(&n), 8);
-  std::vector<fp_t> a(n), b(n), sq(n), pr(n);
-  in.read(reinterpret_cast<char*>(a.data()), n * sizeof(fp_t));
-  in.read(reinterpret_cast<char*>(b.data()), n * sizeof(fp_t));
+  std::vector<F> a(n), b(n), sq(n), pr(n);
+  in.read(reinterpret_cast<char*>(a.data()), n * sizeof(F));
+  in.read(reinterpret_cast<char*>(b.data()), n * sizeof(F));
   if (!in) return 3;
   for (uint64_t i = 0; i < n; i++) {
-    sq[i] = fp_t::mul_device(a[i], a[i]);
-    pr[i] = fp_t::mul_device(a[i], b[i]);
+    sq[i] = F::mul_device(a[i], a[i]);
+    pr[i] = F::mul_device(a[i], b[i]);
   }
   uint64_t dropped = ptx::dropped_carries;
-  std::ofstream out(argv[2], std::ios::binary);
+  std::ofstream out(out_path, std::ios::binary);
   out.write("OK  ", 4);
-  out.write(reinterpret_cast<const char*>(sq.data()), n * sizeof(fp_t));
-  out.write(reinterpret_cast<const char*>(pr.data()), n * sizeof(fp_t));
+  out.write(reinterpret_cast<const char*>(sq.data()), n * sizeof(F));
+  out.write(reinterpret_cast<const char*>(pr.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(&dropped), 8);
   return out ? 0 : 4;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 4) return 2;
+  if (!strcmp(argv[1], "fp")) return run<fp_t>(argv[2], argv[3]);
+  if (!strcmp(argv[1], "fr")) return run<fr_t>(argv[2], argv[3]);
+  return 2;
 }

@@ -372,10 +372,38 @@ struct mont_t {
   }
 
   // row_reduce adds m·p with m = E[0]·(−p⁻¹) mod 2^32, which clears position 0.
+  //
+  // A modulus whose two low limbs are 1 and 2^32 − 1 (Fr's: p ≡ 1 − 2^32 mod 2^64) has
+  // −p⁻¹ ≡ −1, so m = −e for e = E[0], and its two low products need no multiplier:
+  // m·1 = m (lo m, hi 0), and m·(2^32 − 1) = (m − 1)·2^32 + (2^32 − m), i.e. lo e and hi
+  // m − 1 when e ≠ 0, both 0 when e = 0. Four of the row's 2N multiply-adds and the product
+  // for m become six additions, which leave the multiplier pipe (the NTT's bottleneck) to the
+  // other products.
   static __device__ __forceinline__ void row_reduce(uint32_t* E, uint32_t* O) {
-    const uint32_t m = E[0] * M0;
-    ptx::mad_lo_cc(O[0], m, P::mod(1), O[0]);
-    ptx::madc_hi_cc(O[1], m, P::mod(1), O[1]);
+    if constexpr (P::mod(0) == 1 && P::mod(1) == 0xffffffffu) {
+      const uint32_t e = E[0];
+      uint32_t m, h;
+      ptx::sub_cc(m, 0, e);         // m = −e, borrow (e ≠ 0)
+      ptx::subc(h, m, 0);           // h = m − (e ≠ 0) = hi(m·p1)
+      ptx::add_cc(O[0], O[0], e);   // position 1: lo(m·p1)
+      ptx::addc_cc(O[1], O[1], h);  // position 2: hi(m·p1)
+      row_reduce_odd(O, m);
+      ptx::add_cc(E[0], e, m);      // position 0: e + m = 0, carry (e ≠ 0)
+      ptx::addc_cc(E[1], E[1], 0);  // position 1: hi(m·p0) = 0
+      row_reduce_even(E, O, m);
+    } else {
+      const uint32_t m = E[0] * M0;
+      ptx::mad_lo_cc(O[0], m, P::mod(1), O[0]);
+      ptx::madc_hi_cc(O[1], m, P::mod(1), O[1]);
+      row_reduce_odd(O, m);
+      ptx::mad_lo_cc(E[0], m, P::mod(0), E[0]);
+      ptx::madc_hi_cc(E[1], m, P::mod(0), E[1]);
+      row_reduce_even(E, O, m);
+    }
+  }
+
+  // row_reduce_odd continues the odd chain of row_reduce after limb p1: m·p_j, j = 3, 5, …
+  static __device__ __forceinline__ void row_reduce_odd(uint32_t* O, uint32_t m) {
 #pragma unroll
     for (int j = 2; j < N - 2; j += 2) {
       ptx::madc_lo_cc(O[j], m, P::mod(j + 1), O[j]);
@@ -383,8 +411,11 @@ struct mont_t {
     }
     ptx::madc_lo_cc(O[N - 2], m, P::mod(N - 1), O[N - 2]);
     ptx::madc_hi(O[N - 1], m, P::mod(N - 1), O[N - 1]);
-    ptx::mad_lo_cc(E[0], m, P::mod(0), E[0]);
-    ptx::madc_hi_cc(E[1], m, P::mod(0), E[1]);
+  }
+
+  // row_reduce_even continues the even chain of row_reduce after limb p0: m·p_j, j = 2, 4, …,
+  // and carries it into position N.
+  static __device__ __forceinline__ void row_reduce_even(uint32_t* E, uint32_t* O, uint32_t m) {
 #pragma unroll
     for (int j = 2; j < N; j += 2) {
       ptx::madc_lo_cc(E[j], m, P::mod(j), E[j]);

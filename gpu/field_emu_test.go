@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -88,9 +87,10 @@ func fieldWords(vals []*big.Int, limbs int) []byte {
 
 // deviceMulEmulated runs field.cuh's device product (mul_device) of field ("fp" or "fr") on
 // the host with the PTX carry instructions emulated (csrc/emu/field_check.cpp), for a·a (the
-// device's square) and a·b, checks that the emulation saw no carry dropped, and returns the
-// squares and the products as raw words, size bytes an element.
-func deviceMulEmulated(t *testing.T, field string, size int, a, b []*big.Int) (squares, products []byte) {
+// device's square) and a·b over the n elements of a and b (raw words, size bytes an element),
+// checks that the emulation saw no carry dropped, and returns the squares and the products in
+// the same layout.
+func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) (squares, products []byte) {
 	t.Helper()
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++ to build the host emulation of the field arithmetic")
@@ -99,11 +99,10 @@ func deviceMulEmulated(t *testing.T, field string, size int, a, b []*big.Int) (s
 	bin := filepath.Join(dir, "field_check")
 	out, err := exec.Command("g++", "-std=c++17", "-O1", "-o", bin, "../csrc/emu/field_check.cpp").CombinedOutput()
 	require.NoError(t, err, "build csrc/emu/field_check.cpp: %s", out)
-	limbs := size / 8
 	var in bytes.Buffer
-	require.NoError(t, binary.Write(&in, binary.LittleEndian, uint64(len(a))))
-	in.Write(fieldWords(a, limbs))
-	in.Write(fieldWords(b, limbs))
+	require.NoError(t, binary.Write(&in, binary.LittleEndian, uint64(n)))
+	in.Write(a)
+	in.Write(b)
 	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	require.NoError(t, os.WriteFile(inPath, in.Bytes(), 0o600))
 	msg, err := exec.Command(bin, field, inPath, outPath).CombinedOutput()
@@ -111,11 +110,10 @@ func deviceMulEmulated(t *testing.T, field string, size int, a, b []*big.Int) (s
 	res, err := os.ReadFile(outPath)
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(res, []byte("OK  ")), "field_check: %q", res[:min(len(res), 64)])
-	m := len(a)
-	require.Len(t, res, 4+2*m*size+8)
-	dropped := binary.LittleEndian.Uint64(res[4+2*m*size:])
+	require.Len(t, res, 4+2*n*size+8)
+	dropped := binary.LittleEndian.Uint64(res[4+2*n*size:])
 	require.Zero(t, dropped, "carries dropped by the device arithmetic")
-	return res[4 : 4+m*size], res[4+m*size : 4+2*m*size]
+	return res[4 : 4+n*size], res[4+n*size : 4+2*n*size]
 }
 
 // mulInputs returns the edge inputs paired with themselves reversed, then n random pairs.
@@ -140,11 +138,16 @@ func checkDeviceMul[T any, PT interface {
 	Mul(*T, *T) *T
 }](t *testing.T, field string, p *big.Int) {
 	var zero T
-	size := int(unsafe.Sizeof(zero))
+	size := binary.Size(zero)
 	a, b := mulInputs(t, p, size/8)
-	sq, pr := deviceMulEmulated(t, field, size, a, b)
-	elems := func(buf []byte) []T { return unsafe.Slice((*T)(unsafe.Pointer(&buf[0])), len(buf)/size) }
-	xs, ys := elems(fieldWords(a, size/8)), elems(fieldWords(b, size/8))
+	rawA, rawB := fieldWords(a, size/8), fieldWords(b, size/8)
+	sq, pr := deviceMulEmulated(t, field, size, len(a), rawA, rawB)
+	elems := func(buf []byte) []T {
+		out := make([]T, len(buf)/size)
+		require.NoError(t, binary.Read(bytes.NewReader(buf), binary.LittleEndian, out))
+		return out
+	}
+	xs, ys := elems(rawA), elems(rawB)
 	gotSq, gotPr := elems(sq), elems(pr)
 	for i := range xs {
 		var wantSq, wantPr T

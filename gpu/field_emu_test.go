@@ -87,10 +87,10 @@ func fieldWords(vals []*big.Int, limbs int) []byte {
 
 // deviceMulEmulated runs field.cuh's device product (mul_device) of field ("fp" or "fr") on
 // the host with the PTX carry instructions emulated (csrc/emu/field_check.cpp), for a·a (the
-// device's square) and a·b over the n elements of a and b (raw words, size bytes an element),
-// checks that the emulation saw no carry dropped, and returns the squares and the products in
-// the same layout.
-func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) (squares, products []byte) {
+// device's square), a·b over the n elements of a and b (raw words, size bytes an element)
+// and a·b + a·a with one reduction (mul_sum_device), checks that the emulation saw no carry
+// dropped, and returns the squares, the products and the sums in the same layout.
+func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) (squares, products, sums []byte) {
 	t.Helper()
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++ to build the host emulation of the field arithmetic")
@@ -110,10 +110,10 @@ func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) (sq
 	res, err := os.ReadFile(outPath)
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(res, []byte("OK  ")), "field_check: %q", res[:min(len(res), 64)])
-	require.Len(t, res, 4+2*n*size+8)
-	dropped := binary.LittleEndian.Uint64(res[4+2*n*size:])
+	require.Len(t, res, 4+3*n*size+8)
+	dropped := binary.LittleEndian.Uint64(res[4+3*n*size:])
 	require.Zero(t, dropped, "carries dropped by the device arithmetic")
-	return res[4 : 4+n*size], res[4+n*size : 4+2*n*size]
+	return res[4 : 4+n*size], res[4+n*size : 4+2*n*size], res[4+2*n*size : 4+3*n*size]
 }
 
 // mulInputs returns the edge inputs paired with themselves reversed, then n random pairs.
@@ -130,33 +130,37 @@ func mulInputs(t *testing.T, p *big.Int, limbs int) (a, b []*big.Int) {
 	return append(a, fieldRandomInputs(rng, p, limbs, n)...), append(b, fieldRandomInputs(rng, p, limbs, n)...)
 }
 
-// checkDeviceMul compares field's device product (T: gnark's fp.Element or fr.Element,
-// raw words), emulated on the host, with gnark-crypto's Square and Mul on edge and random inputs.
+// checkDeviceMul compares field's device product and sum of two products (T: gnark's fp.Element
+// or fr.Element, raw words), emulated on the host, with gnark-crypto's Square, Mul and Add on
+// edge and random inputs.
 func checkDeviceMul[T any, PT interface {
 	*T
 	Square(*T) *T
 	Mul(*T, *T) *T
+	Add(*T, *T) *T
 }](t *testing.T, field string, p *big.Int) {
 	var zero T
 	size := binary.Size(zero)
 	a, b := mulInputs(t, p, size/8)
 	rawA, rawB := fieldWords(a, size/8), fieldWords(b, size/8)
-	sq, pr := deviceMulEmulated(t, field, size, len(a), rawA, rawB)
+	sq, pr, sums := deviceMulEmulated(t, field, size, len(a), rawA, rawB)
 	elems := func(buf []byte) []T {
 		out := make([]T, len(buf)/size)
 		require.NoError(t, binary.Read(bytes.NewReader(buf), binary.LittleEndian, out))
 		return out
 	}
 	xs, ys := elems(rawA), elems(rawB)
-	gotSq, gotPr := elems(sq), elems(pr)
+	gotSq, gotPr, gotSums := elems(sq), elems(pr), elems(sums)
 	for i := range xs {
-		var wantSq, wantPr T
+		var wantSq, wantPr, wantSum T
 		PT(&wantSq).Square(&xs[i])
 		PT(&wantPr).Mul(&xs[i], &ys[i])
+		PT(&wantSum).Add(&wantPr, &wantSq)
 		require.Equal(t, wantSq, gotSq[i], "%s mul_device(%x, itself)", field, xs[i])
 		require.Equal(t, wantPr, gotPr[i], "%s mul_device(%x, %x)", field, xs[i], ys[i])
+		require.Equal(t, wantSum, gotSums[i], "%s mul_sum_device(%x, %x, itself, itself)", field, xs[i], ys[i])
 	}
-	t.Logf("%d %s squares and products match gnark", len(xs), field)
+	t.Logf("%d %s squares, products and sums of two products match gnark", len(xs), field)
 }
 
 // TestFpDeviceMulEmulated checks the device Fp product against gnark-crypto.

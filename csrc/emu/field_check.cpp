@@ -1,5 +1,5 @@
 // field_check runs field.cuh's device carry-chain product (mul_device) for Fp or Fr on the
-// host, the PTX carry instructions emulated (CUZK_PTX_EMU), for gpu/msm_field_test.go, which
+// host, the PTX carry instructions emulated (CUZK_PTX_EMU), for gpu/field_emu_test.go, which
 // compares the outputs with gnark-crypto.
 // Build: g++ -std=c++17 -O1 -o field_check field_check.cpp
 //
@@ -8,8 +8,8 @@
 //                              layout, Montgomery form, each < p)
 //
 // OUT is "OK  ", the n squares mul_device(a, a) (the device's sqr), the n products
-// mul_device(a, b), then the number of carries the emulation saw dropped (uint64; the
-// bounds say 0).
+// mul_device(a, b), the n sums mul_sum_device(a, b, a, a) = a·b + a² (two wide products, one
+// reduction), then the number of carries the emulation saw dropped (uint64; the bounds say 0).
 #define __device__
 #define __host__
 #define __forceinline__ inline
@@ -27,19 +27,21 @@ int run(const char* in_path, const char* out_path) {
   std::ifstream in(in_path, std::ios::binary);
   uint64_t n = 0;
   in.read(reinterpret_cast<char*>(&n), 8);
-  std::vector<F> a(n), b(n), sq(n), pr(n);
+  std::vector<F> a(n), b(n), sq(n), pr(n), sum(n);
   in.read(reinterpret_cast<char*>(a.data()), n * sizeof(F));
   in.read(reinterpret_cast<char*>(b.data()), n * sizeof(F));
   if (!in) return 3;
   for (uint64_t i = 0; i < n; i++) {
     sq[i] = F::mul_device(a[i], a[i]);
     pr[i] = F::mul_device(a[i], b[i]);
+    sum[i] = F::mul_sum_device(a[i], b[i], a[i], a[i]);
   }
   uint64_t dropped = ptx::dropped_carries;
   std::ofstream out(out_path, std::ios::binary);
   out.write("OK  ", 4);
   out.write(reinterpret_cast<const char*>(sq.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(pr.data()), n * sizeof(F));
+  out.write(reinterpret_cast<const char*>(sum.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(&dropped), 8);
   return out ? 0 : 4;
 }

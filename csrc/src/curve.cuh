@@ -4,7 +4,8 @@
 // at infinity is X = Y = 0. xyzz_t is the extended Jacobian form
 // (X, Y, ZZ, ZZZ) with x = X/ZZ, y = Y/ZZZ, ZZ³ = ZZZ², infinity ZZ = 0;
 // formulas from the Explicit-Formulas Database ("madd-2008-s",
-// "add-2008-s", "dbl-2008-s-1", "mdbl-2008-s-1").
+// "add-2008-s", "dbl-2008-s-1", "mdbl-2008-s-1"), with Y3 = R·(Q − X3) − Y1·PPP (and its
+// doubling analogue) as one F::mul_sum of R·(Q − X3) and (−Y1)·PPP.
 #pragma once
 #include "field.cuh"
 
@@ -50,7 +51,7 @@ struct xyzz_t {
     F x2 = x.sqr();
     F m = x2.dbl() + x2;
     F x3 = m.sqr() - s.dbl();
-    y = m * (s - x3) - w * y;
+    y = F::mul_sum(m, s - x3, w.neg(), y);
     x = x3;
     zz = v * zz;
     zzz = w * zzz;
@@ -65,7 +66,7 @@ struct xyzz_t {
     F x2 = p.x.sqr();
     F m = x2.dbl() + x2;
     x = m.sqr() - s.dbl();
-    y = m * (s - x) - w * p.y;
+    y = F::mul_sum(m, s - x, w.neg(), p.y);
     zz = v;
     zzz = w;
   }
@@ -93,7 +94,7 @@ struct xyzz_t {
     F ppp = p * pp;
     F qq = x * pp;
     F x3 = r.sqr() - ppp - qq.dbl();
-    y = r * (qq - x3) - y * ppp;
+    y = F::mul_sum(r, qq - x3, y.neg(), ppp);
     x = x3;
     zz = zz * pp;
     zzz = zzz * ppp;
@@ -124,7 +125,7 @@ struct xyzz_t {
     F ppp = p * pp;
     F qq = u1 * pp;
     F x3 = r.sqr() - ppp - qq.dbl();
-    y = r * (qq - x3) - s1 * ppp;
+    y = F::mul_sum(r, qq - x3, s1.neg(), ppp);
     x = x3;
     zz = zz * q.zz * pp;
     zzz = zzz * q.zzz * ppp;

@@ -73,6 +73,10 @@ cuzk_error_t cuzk_device_props(int32_t dev, cuzk_device_props_t* out) {
     CUZK_CUDA(cudaGetDeviceProperties(&p, dev));
     memset(out, 0, sizeof *out);
     strncpy(out->name, p.name, sizeof(out->name) - 1);
+    // The memory pool keeps freed stream-ordered allocations (set_device); what it holds
+    // unused goes back to the driver first, so that free_mem counts it.
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) CUZK_CUDA(cudaMemPoolTrimTo(pool, 0));
     size_t fr = 0, tot = 0;
     CUZK_CUDA(cudaMemGetInfo(&fr, &tot));
     out->total_mem = tot;

@@ -95,12 +95,10 @@ struct dbuf_t {
 };
 
 // set_device selects dev for the calling thread after checking the index
-// against the devices present and MAX_DEVICES.
+// against the devices present and MAX_DEVICES. The first time for each device
+// it makes the device's default memory pool keep freed stream-ordered
+// allocations (dbuf_t) for reuse instead of returning them to the driver at
+// each synchronization.
 void set_device(int dev);
-
-// keep_freed_allocations makes dev's default memory pool keep the memory of
-// freed stream-ordered allocations (dbuf_t) for reuse instead of returning it
-// to the driver at each synchronization.
-void keep_freed_allocations(int dev);
 
 }  // namespace cuzk

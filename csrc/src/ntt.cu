@@ -30,7 +30,6 @@ static device_tables& tables_for(int dev) {
   std::lock_guard<std::mutex> g(g_tables_mu);
   if (!g_tables[dev]) {
     g_tables[dev].reset(new device_tables());
-    keep_freed_allocations(dev);
   }
   return *g_tables[dev];
 }

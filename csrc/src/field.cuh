@@ -463,7 +463,7 @@ struct mont_t {
   // T mod R, so the rows reduce V = T mod R alone: U = (V + m·p)/R ≤ p, then U + ⌊T/R⌋ < 2p
   // (⌊T/R⌋ < p), reduced once. The rows are row_reduce's chains on V in the (E, O) form; the division by
   // 2^32 between rows renames the arrays (new E = O, new O = E two words down) and adds E[1]
-  // into position 0, whose carry enters the next row's odd chain (row_reduce_carried).
+  // into position 0, whose carry enters the next row's odd chain (row_reduce<true>).
   static __device__ __forceinline__ mont_t reduce_wide(const uint32_t* T) {
     uint32_t E[N], O[N];
 #pragma unroll
@@ -478,7 +478,7 @@ struct mont_t {
 #pragma unroll
       for (int k = 0; k < N - 2; k++) o[k] = E[k + 2];
       o[N - 2] = o[N - 1] = 0;
-      row_reduce_carried(e, o);
+      row_reduce<true>(e, o);
 #pragma unroll
       for (int k = 0; k < N; k++) E[k] = e[k], O[k] = o[k];
     }
@@ -493,18 +493,6 @@ struct mont_t {
     ptx::addc(r.l[N - 1], r.l[N - 1], T[2 * N - 1]);
     reduce_once_device(r.l);
     return r;
-  }
-
-  // row_reduce_carried is row_reduce for a generic modulus whose odd chain also adds the carry
-  // pending at position 1 (from the renaming step of reduce_wide).
-  static __device__ __forceinline__ void row_reduce_carried(uint32_t* E, uint32_t* O) {
-    const uint32_t m = E[0] * M0;
-    ptx::madc_lo_cc(O[0], m, P::mod(1), O[0]);
-    ptx::madc_hi_cc(O[1], m, P::mod(1), O[1]);
-    row_reduce_odd(O, m);
-    ptx::mad_lo_cc(E[0], m, P::mod(0), E[0]);
-    ptx::madc_hi_cc(E[1], m, P::mod(0), E[1]);
-    row_reduce_even(E, O, m);
   }
 
   // row_first sets E = a_even·b0 and O = a_odd·b0 (L limbs): products that do not overlap.
@@ -549,8 +537,12 @@ struct mont_t {
   // m − 1 when e ≠ 0, both 0 when e = 0. Four of the row's 2N multiply-adds and the product
   // for m become six additions, which leave the multiplier pipe (the NTT's bottleneck) to the
   // other products.
+  //
+  // CARRY_IN: the odd chain also adds the carry pending at position 1 (from reduce_wide's
+  // renaming step); such rows take the generic path.
+  template <bool CARRY_IN = false>
   static __device__ __forceinline__ void row_reduce(uint32_t* E, uint32_t* O) {
-    if constexpr (P::mod(0) == 1 && P::mod(1) == 0xffffffffu) {
+    if constexpr (!CARRY_IN && P::mod(0) == 1 && P::mod(1) == 0xffffffffu) {
       const uint32_t e = E[0];
       uint32_t m, h;
       ptx::sub_cc(m, 0, e);         // m = −e, borrow (e ≠ 0)
@@ -563,7 +555,10 @@ struct mont_t {
       row_reduce_even(E, O, m);
     } else {
       const uint32_t m = E[0] * M0;
-      ptx::mad_lo_cc(O[0], m, P::mod(1), O[0]);
+      if constexpr (CARRY_IN)
+        ptx::madc_lo_cc(O[0], m, P::mod(1), O[0]);
+      else
+        ptx::mad_lo_cc(O[0], m, P::mod(1), O[0]);
       ptx::madc_hi_cc(O[1], m, P::mod(1), O[1]);
       row_reduce_odd(O, m);
       ptx::mad_lo_cc(E[0], m, P::mod(0), E[0]);

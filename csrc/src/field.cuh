@@ -459,11 +459,11 @@ struct mont_t {
   }
 
   // reduce_wide returns T·R⁻¹ mod p for T < p·R (2N words; a product of two elements, or the
-  // sum of two). m = T·(−p⁻¹) mod R depends only on
-  // T mod R, so the rows reduce V = T mod R alone: U = (V + m·p)/R ≤ p, then U + ⌊T/R⌋ < 2p
-  // (⌊T/R⌋ < p), reduced once. The rows are row_reduce's chains on V in the (E, O) form; the division by
-  // 2^32 between rows renames the arrays (new E = O, new O = E two words down) and adds E[1]
-  // into position 0, whose carry enters the next row's odd chain (row_reduce<true>).
+  // sum of two). m = T·(−p⁻¹) mod R depends only on T mod R, so the rows reduce V = T mod R
+  // alone: U = (V + m·p)/R ≤ p, then U + ⌊T/R⌋ < 2p (⌊T/R⌋ < p), reduced once. The rows are
+  // row_reduce's chains on V in the (E, O) form; the division by 2^32 between rows renames the
+  // arrays (new E = O, new O = E two words down) and adds E[1] into position 0, whose carry
+  // enters the next row's odd chain (row_reduce<true>).
   static __device__ __forceinline__ mont_t reduce_wide(const uint32_t* T) {
     uint32_t E[N], O[N];
 #pragma unroll

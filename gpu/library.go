@@ -147,7 +147,7 @@ func (d *Device) Unlock() { d.sem.Release(1) }
 type Properties struct {
 	Name           string
 	TotalMem       uint64 // bytes
-	FreeMem        uint64 // bytes free when read (the library's memory pool first returns what it holds unused)
+	FreeMem        uint64 // bytes free when read, counting what the library's memory pool holds unused
 	L2Bytes        uint64 // bytes of L2 cache
 	Major, Minor   int    // compute capability
 	Multiprocessor int    // number of SMs

@@ -59,8 +59,8 @@ typedef struct {
 typedef struct {
   char name[256];
   uint64_t total_mem;   /* bytes of device memory */
-  uint64_t free_mem;    /* bytes free at the time of the call, after the library's memory
-                           pool returned what it held unused to the driver */
+  uint64_t free_mem;    /* bytes free at the time of the call, counting what the library's
+                           memory pool holds unused (its allocations take it back) */
   uint64_t l2_bytes;    /* L2 cache size */
   int32_t major, minor; /* compute capability */
   int32_t sm_count;     /* multiprocessors */

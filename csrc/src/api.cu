@@ -73,14 +73,10 @@ cuzk_error_t cuzk_device_props(int32_t dev, cuzk_device_props_t* out) {
     CUZK_CUDA(cudaGetDeviceProperties(&p, dev));
     memset(out, 0, sizeof *out);
     strncpy(out->name, p.name, sizeof(out->name) - 1);
-    // The memory pool keeps freed stream-ordered allocations (set_device); what it holds
-    // unused goes back to the driver first, so that free_mem counts it.
-    cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) CUZK_CUDA(cudaMemPoolTrimTo(pool, 0));
     size_t fr = 0, tot = 0;
     CUZK_CUDA(cudaMemGetInfo(&fr, &tot));
     out->total_mem = tot;
-    out->free_mem = fr;
+    out->free_mem = fr + pool_unused_bytes(dev);
     out->l2_bytes = p.l2CacheSize;
     out->major = p.major;
     out->minor = p.minor;
@@ -97,8 +93,7 @@ cuzk_error_t cuzk_fr_alloc(int32_t dev, uint64_t n, cuzk_fr_buf_t** out) {
     require(out != nullptr, "out is NULL");
     require(n > 0, "n must be positive");
     set_device(dev);
-    void* p = nullptr;
-    CUZK_CUDA(cudaMalloc(&p, n * sizeof(fr_t)));
+    void* p = device_malloc(n * sizeof(fr_t));
     *out = new cuzk_fr_buf{dev, n, (fr_t*)p};
   });
 }
@@ -184,8 +179,7 @@ cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void* points, u
     require(points != nullptr, "points is NULL");
     set_device(dev);
     size_t sz = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
-    void* p = nullptr;
-    CUZK_CUDA(cudaMalloc(&p, n * sz));
+    void* p = device_malloc(n * sz);
     try {
       stream_t s;
       upload_pageable(p, points, n * sz, s);
@@ -204,8 +198,7 @@ cuzk_error_t cuzk_bases_alloc(int32_t dev, int32_t group, uint64_t n, cuzk_bases
     require(n > 0 && n <= MAX_BASES, "number of bases must be in [1, 2^31), got " + std::to_string(n));
     set_device(dev);
     size_t sz = group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
-    void* p = nullptr;
-    CUZK_CUDA(cudaMalloc(&p, n * sz));
+    void* p = device_malloc(n * sz);
     *out = new cuzk_bases{dev, group, n, p};
   });
 }

@@ -30,4 +30,29 @@ void set_device(int dev) {
   std::call_once(pool_set[dev], keep_freed_allocations, dev);
 }
 
+void* device_malloc(size_t bytes) {
+  void* p = nullptr;
+  cudaError_t e = cudaMalloc(&p, bytes);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // clear the error before trying again
+    int dev = 0;
+    cudaMemPool_t pool;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+      CUZK_CUDA(cudaMemPoolTrimTo(pool, 0));
+    e = cudaMalloc(&p, bytes);
+  }
+  if (e != cudaSuccess) throw_cuda(e, "cudaMalloc", __FILE__, __LINE__);
+  return p;
+}
+
+uint64_t pool_unused_bytes(int dev) {
+  cudaMemPool_t pool;
+  uint64_t reserved = 0, used = 0;
+  if (cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess)
+    return 0;
+  return reserved > used ? reserved - used : 0;
+}
+
 }  // namespace cuzk

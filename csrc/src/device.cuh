@@ -101,4 +101,16 @@ struct dbuf_t {
 // each synchronization.
 void set_device(int dev);
 
+// device_malloc is cudaMalloc for buffers that outlive a call (bases, scalar
+// buffers, matrices, tables) on the current device. When the driver has too
+// little memory it first takes back what the device's memory pool holds
+// unused (the freed dbuf_t allocations set_device has it keep), then tries
+// once more.
+void* device_malloc(size_t bytes);
+
+// pool_unused_bytes returns the bytes dev's memory pool holds but no
+// allocation uses (0 when the pool cannot be queried): free memory for
+// dbuf_t, and for device_malloc after it trims the pool.
+uint64_t pool_unused_bytes(int dev);
+
 }  // namespace cuzk

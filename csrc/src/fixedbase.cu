@@ -10,7 +10,7 @@
 
 namespace cuzk {
 
-// fb_build returns a cudaMalloc'd table of FB_TABLE affine points for base on
+// fb_build returns a device_malloc'd table of FB_TABLE affine points for base on
 // the current device: window bases 2^(c·w)·base on the host, the multiples on
 // the device.
 template <class F>
@@ -21,8 +21,7 @@ static void* fb_build(const affine_t<F>& base) {
     wbase[w] = fb_affine(p);
     for (int b = 0; b < FB_C; b++) p.dbl();
   }
-  void* table = nullptr;
-  CUZK_CUDA(cudaMalloc(&table, FB_TABLE * sizeof(affine_t<F>)));
+  void* table = device_malloc(FB_TABLE * sizeof(affine_t<F>));
   try {
     stream_t s;
     dbuf_t<affine_t<F>> dwbase(FB_W, s);

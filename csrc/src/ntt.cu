@@ -35,8 +35,7 @@ static device_tables& tables_for(int dev) {
 }
 
 static void* upload_table(device_tables& c, const std::vector<fr_t>& h) {
-  void* p = nullptr;
-  CUZK_CUDA(cudaMalloc(&p, h.size() * sizeof(fr_t)));
+  void* p = device_malloc(h.size() * sizeof(fr_t));
   CUZK_CUDA(cudaMemcpy(p, h.data(), h.size() * sizeof(fr_t), cudaMemcpyHostToDevice));
   c.allocations.push_back(p);
   return p;
@@ -54,8 +53,7 @@ static pow_table make_pow_table(device_tables& c, const fr_t& x) {
 static ntt_twiddles make_twiddles(device_tables& c, const fr_t& w) {
   ntt_twiddles t;
   t.pow = make_pow_table(c, w);
-  fr_t* d = nullptr;
-  CUZK_CUDA(cudaMalloc(&d, sizeof(fr_t) << DIAG_BITS));
+  fr_t* d = (fr_t*)device_malloc(sizeof(fr_t) << DIAG_BITS);
   c.allocations.push_back(d);
   ntt_fill_diag<<<((1u << DIAG_BITS) + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS, ELEMENTWISE_THREADS>>>(d, t.pow);
   CUZK_LAUNCHED();

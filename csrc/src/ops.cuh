@@ -73,12 +73,12 @@ void debug_field(int dev, int field, int op, const void* a, const void* b, void*
 struct cuzk_fixedbase {
   int dev;
   int group;    // 1: G1, 2: G2
-  void* table;  // cudaMalloc'd, FB_TABLE affine points
+  void* table;  // device_malloc'd, FB_TABLE affine points
 };
 
 namespace cuzk {
 
-// fixedbase.cu: the cudaMalloc'd table of base (a G1 or G2 affine point by
+// fixedbase.cu: the device_malloc'd table of base (a G1 or G2 affine point by
 // group) on the current device.
 void* fixedbase_table(int group, const void* base);
 // fixedbase.cu: out[i] = scalars[i]·base for i < n, host memory in and out;

@@ -58,9 +58,7 @@ static matrix_view_t view(const cuzk_matrix* m) {
 // dev_alloc returns n elements of T in device memory (nullptr for n = 0).
 template <class T>
 static T* dev_alloc(uint64_t n) {
-  void* p = nullptr;
-  if (n) CUZK_CUDA(cudaMalloc(&p, n * sizeof(T)));
-  return (T*)p;
+  return n ? (T*)device_malloc(n * sizeof(T)) : nullptr;
 }
 
 // free_arrays releases the device arrays of m (on its device, selected by the caller).

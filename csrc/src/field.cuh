@@ -359,12 +359,18 @@ struct mont_t {
     }
     // After the last (odd) row E = y, O = x: the result is O + E/2^32 < 2p.
     mont_t r;
-    ptx::add_cc(r.l[0], x[0], y[1]);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++) ptx::addc_cc(r.l[k], x[k], y[k + 1]);
-    ptx::addc(r.l[N - 1], x[N - 1], 0);
+    rows_value(r.l, x, y);
     reduce_once_device(r.l);
     return r;
+  }
+
+  // rows_value sets r = O + E/2^32 (N words): the value of the rows' (E, O) form once
+  // position 0 is cleared.
+  static __device__ __forceinline__ void rows_value(uint32_t* r, const uint32_t* O, const uint32_t* E) {
+    ptx::add_cc(r[0], O[0], E[1]);
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) ptx::addc_cc(r[k], O[k], E[k + 1]);
+    ptx::addc(r[N - 1], O[N - 1], 0);
   }
 
   // ---- Karatsuba product, then a separate reduction (Fp) ----
@@ -483,10 +489,7 @@ struct mont_t {
       for (int k = 0; k < N; k++) E[k] = e[k], O[k] = o[k];
     }
     mont_t r;  // O + E/2^32 + ⌊T/R⌋
-    ptx::add_cc(r.l[0], O[0], E[1]);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++) ptx::addc_cc(r.l[k], O[k], E[k + 1]);
-    ptx::addc(r.l[N - 1], O[N - 1], 0);
+    rows_value(r.l, O, E);
     ptx::add_cc(r.l[0], r.l[0], T[N]);
 #pragma unroll
     for (int k = 1; k < N - 1; k++) ptx::addc_cc(r.l[k], r.l[k], T[N + k]);

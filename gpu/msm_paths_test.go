@@ -145,3 +145,69 @@ func TestMSMWindowOverride(t *testing.T) {
 		})
 	}
 }
+
+// TestMSMLongChunks runs MSMs of 2^24 random scalars, enough pairs for the accumulation to give
+// each thread 64 of them (run_chunk in csrc/src/msm.cuh) before its second round returns to 32,
+// over the bases P_(i mod 64) of 64 random points, G1 and G2. The expected sum is computed
+// independently: Σ_j (Σ_(i ≡ j mod 64) s_i)·P_j by gnark MultiExp over the 64 points.
+func TestMSMLongChunks(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	rng := newRand(t)
+	const n, k = 1 << 24, 64
+	_, _, g1, g2 := bls12381.Generators()
+	seeds := randScalars(rng.Uint64(), k)
+	p1 := bls12381.BatchScalarMultiplicationG1(&g1, seeds)
+	p2 := bls12381.BatchScalarMultiplicationG2(&g2, seeds)
+	sc := randScalars(rng.Uint64(), n)
+	folded := make([]fr.Element, k)
+	for i := range sc {
+		folded[i%k].Add(&folded[i%k], &sc[i])
+	}
+	t.Run("G1", func(t *testing.T) {
+		b := make([]bls12381.G1Affine, n)
+		for i := range b {
+			b[i] = p1[i%k]
+		}
+		bases, err := d.UploadG1Bases(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bases.Close()
+		var want, ga bls12381.G1Affine
+		if _, err := want.MultiExp(p1, folded, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := bases.MSM(ctx, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga.FromJacobian(&got)
+		if ga != want {
+			t.Fatalf("G1 MSM of 2^24: got %s want %s", ga.String(), want.String())
+		}
+	})
+	t.Run("G2", func(t *testing.T) {
+		b := make([]bls12381.G2Affine, n)
+		for i := range b {
+			b[i] = p2[i%k]
+		}
+		bases, err := d.UploadG2Bases(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bases.Close()
+		var want, ga bls12381.G2Affine
+		if _, err := want.MultiExp(p2, folded, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := bases.MSM(ctx, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga.FromJacobian(&got)
+		if ga != want {
+			t.Fatalf("G2 MSM of 2^24: got %s want %s", ga.String(), want.String())
+		}
+	})
+}

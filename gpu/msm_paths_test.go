@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
 )
 
 // cyclePattern returns n bases from pts in the order P, −P, P, P, Q, −Q, Q,
@@ -152,7 +154,6 @@ func TestMSMWindowOverride(t *testing.T) {
 // independently: Σ_j (Σ_(i ≡ j mod 64) s_i)·P_j by gnark MultiExp over the 64 points.
 func TestMSMLongChunks(t *testing.T) {
 	d := testDevice(t)
-	ctx := context.Background()
 	rng := newRand(t)
 	const n, k = 1 << 24, 64
 	_, _, g1, g2 := bls12381.Generators()
@@ -164,50 +165,37 @@ func TestMSMLongChunks(t *testing.T) {
 	for i := range sc {
 		folded[i%k].Add(&folded[i%k], &sc[i])
 	}
+	var want1 bls12381.G1Affine
+	var want2 bls12381.G2Affine
+	_, err1 := want1.MultiExp(p1, folded, ecc.MultiExpConfig{})
+	_, err2 := want2.MultiExp(p2, folded, ecc.MultiExpConfig{})
+	require.NoError(t, errors.Join(err1, err2))
 	t.Run("G1", func(t *testing.T) {
-		b := make([]bls12381.G1Affine, n)
-		for i := range b {
-			b[i] = p1[i%k]
-		}
-		bases, err := d.UploadG1Bases(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer bases.Close()
-		var want, ga bls12381.G1Affine
-		if _, err := want.MultiExp(p1, folded, ecc.MultiExpConfig{}); err != nil {
-			t.Fatal(err)
-		}
-		got, err := bases.MSM(ctx, sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga.FromJacobian(&got)
-		if ga != want {
-			t.Fatalf("G1 MSM of 2^24: got %s want %s", ga.String(), want.String())
-		}
+		got := repeatedBasesMSM(t, p1, n, d.UploadG1Bases, sc)
+		var ga bls12381.G1Affine
+		require.Equal(t, want1.String(), ga.FromJacobian(&got).String(), "G1 MSM of 2^24")
 	})
 	t.Run("G2", func(t *testing.T) {
-		b := make([]bls12381.G2Affine, n)
-		for i := range b {
-			b[i] = p2[i%k]
-		}
-		bases, err := d.UploadG2Bases(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer bases.Close()
-		var want, ga bls12381.G2Affine
-		if _, err := want.MultiExp(p2, folded, ecc.MultiExpConfig{}); err != nil {
-			t.Fatal(err)
-		}
-		got, err := bases.MSM(ctx, sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga.FromJacobian(&got)
-		if ga != want {
-			t.Fatalf("G2 MSM of 2^24: got %s want %s", ga.String(), want.String())
-		}
+		got := repeatedBasesMSM(t, p2, n, d.UploadG2Bases, sc)
+		var ga bls12381.G2Affine
+		require.Equal(t, want2.String(), ga.FromJacobian(&got).String(), "G2 MSM of 2^24")
 	})
+}
+
+// repeatedBasesMSM uploads n bases pts[i mod len(pts)] with upload and returns their MSM with sc.
+func repeatedBasesMSM[A, J any, B interface {
+	MSM(context.Context, []fr.Element) (J, error)
+	Close() error
+}](t *testing.T, pts []A, n int, upload func([]A) (B, error), sc []fr.Element) J {
+	t.Helper()
+	b := make([]A, n)
+	for i := range b {
+		b[i] = pts[i%len(pts)]
+	}
+	bases, err := upload(b)
+	require.NoError(t, err)
+	defer bases.Close()
+	got, err := bases.MSM(context.Background(), sc)
+	require.NoError(t, err)
+	return got
 }

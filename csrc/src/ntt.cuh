@@ -221,11 +221,11 @@ struct ntt_block {
   fr_t* a;
   fr_t* sh;  // GK elements, then the K/2 twiddles ω_K^e
   const ntt_pass_args* p;
-  uint32_t K, G, L;
+  uint32_t K, G, L, CL;  // rows 2^L apart; columns 2^CL apart (1, or K for whole sub-problems)
   uint64_t base, i0base;
 
   __device__ __forceinline__ uint64_t gpos(uint32_t e) const {
-    return base + ((uint64_t)(e >> p->lg) << L) + (e & (G - 1));
+    return base + ((uint64_t)(e >> p->lg) << L) + ((uint64_t)(e & (G - 1)) << CL);
   }
   // twiddle returns ω_K^x (x < K/2): from shared memory, or before the
   // shared copy is complete (the first step) from the global table.
@@ -332,9 +332,16 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
   B.G = 1u << p.lg;
   const uint32_t log_m = p.log_n - p.s0;  // this pass's sub-problems have size M = 2^log_m
   B.L = log_m - p.k;
-  const uint64_t gpb = (1ull << B.L) >> p.lg;  // blocks per sub-problem
-  B.i0base = (bid % gpb) << p.lg;
-  B.base = ((bid / gpb) << log_m) + B.i0base;
+  if (B.L == 0) {  // the last DIF (first DIT) pass: the block's G columns are whole sub-problems
+    B.CL = p.k;
+    B.i0base = 0;
+    B.base = bid << (p.k + p.lg);
+  } else {
+    const uint64_t gpb = (1ull << B.L) >> p.lg;  // blocks per sub-problem
+    B.CL = 0;
+    B.i0base = (bid % gpb) << p.lg;
+    B.base = ((bid / gpb) << log_m) + B.i0base;
+  }
 
   const uint32_t steps = (p.k + RADIX_BITS - 1) / RADIX_BITS;
   const uint32_t lead = p.k - (steps - 1) * RADIX_BITS;  // stages of the step that holds stage 0
@@ -503,7 +510,11 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
     for (uint32_t q = 0; q < p; q++) s0 += ks[q];
     const uint32_t k = ks[p];
     const uint32_t L = log_n - s0 - k;
-    const uint32_t lg = PASS_BITS - k < L ? PASS_BITS - k : L;
+    // A block holds 2^lg columns: of its sub-problem (L > 0), or whole sub-problems of 2^k
+    // contiguous elements (L = 0, of which there are 2^s0), so that the last DIF (first DIT)
+    // pass runs blocks of PASS_THREADS threads too.
+    const uint32_t cols = L > 0 ? L : s0;
+    const uint32_t lg = PASS_BITS - k < cols ? PASS_BITS - k : cols;
     const uint32_t GK = 1u << (k + lg);
     ntt_factor diag = L > 0 ? diag_factor(T, log_n - s0) : none;
     if (scaled_lo && s0 == 0 && L > 0 && log_n > DIAG_BITS) diag.lo = scaled_lo;

@@ -110,18 +110,22 @@ func runEmulation(t *testing.T, src string, n int, payload []byte, args ...strin
 	return res[4:]
 }
 
-// deviceMulEmulated runs field.cuh's device product (mul_device) of field ("fp" or "fr") on
-// the host with the PTX carry instructions emulated (csrc/emu/field_check.cpp), for a·a (the
-// device's square), a·b over the n elements of a and b (raw words, size bytes an element)
-// and a·b + a·a with one reduction (mul_sum_device), checks that the emulation saw no carry
-// dropped, and returns the squares, the products and the sums in the same layout.
-func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) (squares, products, sums []byte) {
+// deviceMulEmulated runs field.cuh's device arithmetic of field ("fp" or "fr") on the host with
+// the PTX carry instructions emulated (csrc/emu/field_check.cpp) over the n elements of a and b
+// (raw words, size bytes an element), checks that the emulation saw no carry dropped, and
+// returns, in the same layout, five arrays: a·a (the device's square) and a·b (mul_device),
+// a·b + a·a with one reduction (mul_sum_device), a + b (add_device) and a − b (sub_device).
+func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) [5][]byte {
 	t.Helper()
 	res := runEmulation(t, "../csrc/emu/field_check.cpp", n, append(append([]byte{}, a...), b...), field)
-	require.Len(t, res, 3*n*size+8)
-	dropped := binary.LittleEndian.Uint64(res[3*n*size:])
+	var out [5][]byte
+	require.Len(t, res, len(out)*n*size+8)
+	dropped := binary.LittleEndian.Uint64(res[len(out)*n*size:])
 	require.Zero(t, dropped, "carries dropped by the device arithmetic")
-	return res[:n*size], res[n*size : 2*n*size], res[2*n*size : 3*n*size]
+	for k := range out {
+		out[k] = res[k*n*size : (k+1)*n*size]
+	}
+	return out
 }
 
 // mulInputs returns the edge inputs paired with themselves reversed, then n random pairs.
@@ -138,37 +142,42 @@ func mulInputs(t *testing.T, p *big.Int, limbs int) (a, b []*big.Int) {
 	return append(a, fieldRandomInputs(rng, p, limbs, n)...), append(b, fieldRandomInputs(rng, p, limbs, n)...)
 }
 
-// checkDeviceMul compares field's device product and sum of two products (T: gnark's fp.Element
-// or fr.Element, raw words), emulated on the host, with gnark-crypto's Square, Mul and Add on
-// edge and random inputs.
+// checkDeviceMul compares field's device product, sum of two products, sum and difference (T:
+// gnark's fp.Element or fr.Element, raw words), emulated on the host, with gnark-crypto's
+// Square, Mul, Add and Sub on edge and random inputs.
 func checkDeviceMul[T any, PT interface {
 	*T
 	Square(*T) *T
 	Mul(*T, *T) *T
 	Add(*T, *T) *T
+	Sub(*T, *T) *T
 }](t *testing.T, field string, p *big.Int) {
 	var zero T
 	size := binary.Size(zero)
 	a, b := mulInputs(t, p, size/8)
 	rawA, rawB := fieldWords(a, size/8), fieldWords(b, size/8)
-	sq, pr, sums := deviceMulEmulated(t, field, size, len(a), rawA, rawB)
+	res := deviceMulEmulated(t, field, size, len(a), rawA, rawB)
 	elems := func(buf []byte) []T {
 		out := make([]T, len(buf)/size)
 		require.NoError(t, binary.Read(bytes.NewReader(buf), binary.LittleEndian, out))
 		return out
 	}
 	xs, ys := elems(rawA), elems(rawB)
-	gotSq, gotPr, gotSums := elems(sq), elems(pr), elems(sums)
+	gotSq, gotPr, gotSums, gotAdd, gotSub := elems(res[0]), elems(res[1]), elems(res[2]), elems(res[3]), elems(res[4])
 	for i := range xs {
-		var wantSq, wantPr, wantSum T
+		var wantSq, wantPr, wantSum, wantAdd, wantSub T
 		PT(&wantSq).Square(&xs[i])
 		PT(&wantPr).Mul(&xs[i], &ys[i])
 		PT(&wantSum).Add(&wantPr, &wantSq)
+		PT(&wantAdd).Add(&xs[i], &ys[i])
+		PT(&wantSub).Sub(&xs[i], &ys[i])
 		require.Equal(t, wantSq, gotSq[i], "%s mul_device(%x, itself)", field, xs[i])
 		require.Equal(t, wantPr, gotPr[i], "%s mul_device(%x, %x)", field, xs[i], ys[i])
 		require.Equal(t, wantSum, gotSums[i], "%s mul_sum_device(%x, %x, itself, itself)", field, xs[i], ys[i])
+		require.Equal(t, wantAdd, gotAdd[i], "%s add_device(%x, %x)", field, xs[i], ys[i])
+		require.Equal(t, wantSub, gotSub[i], "%s sub_device(%x, %x)", field, xs[i], ys[i])
 	}
-	t.Logf("%d %s squares, products and sums of two products match gnark", len(xs), field)
+	t.Logf("%d %s squares, products, sums of two products, sums and differences match gnark", len(xs), field)
 }
 
 // TestFpDeviceMulEmulated checks the device Fp product against gnark-crypto.

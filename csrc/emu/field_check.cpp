@@ -9,7 +9,8 @@
 //
 // OUT is "OK  ", the n squares mul_device(a, a) (the device's sqr), the n products
 // mul_device(a, b), the n sums mul_sum_device(a, b, a, a) = a·b + a² (two wide products, one
-// reduction), then the number of carries the emulation saw dropped (uint64; the bounds say 0).
+// reduction), the n sums add_device(a, b), the n differences sub_device(a, b), then the number
+// of carries the emulation saw dropped (uint64; the bounds say 0).
 #define __device__
 #define __host__
 #define __forceinline__ inline
@@ -27,7 +28,7 @@ int run(const char* in_path, const char* out_path) {
   std::ifstream in(in_path, std::ios::binary);
   uint64_t n = 0;
   in.read(reinterpret_cast<char*>(&n), 8);
-  std::vector<F> a(n), b(n), sq(n), pr(n), sum(n);
+  std::vector<F> a(n), b(n), sq(n), pr(n), sum(n), add(n), diff(n);
   in.read(reinterpret_cast<char*>(a.data()), n * sizeof(F));
   in.read(reinterpret_cast<char*>(b.data()), n * sizeof(F));
   if (!in) return 3;
@@ -35,6 +36,8 @@ int run(const char* in_path, const char* out_path) {
     sq[i] = F::mul_device(a[i], a[i]);
     pr[i] = F::mul_device(a[i], b[i]);
     sum[i] = F::mul_sum_device(a[i], b[i], a[i], a[i]);
+    add[i] = F::add_device(a[i], b[i]);
+    diff[i] = F::sub_device(a[i], b[i]);
   }
   uint64_t dropped = ptx::dropped_carries;
   std::ofstream out(out_path, std::ios::binary);
@@ -42,6 +45,8 @@ int run(const char* in_path, const char* out_path) {
   out.write(reinterpret_cast<const char*>(sq.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(pr.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(sum.data()), n * sizeof(F));
+  out.write(reinterpret_cast<const char*>(add.data()), n * sizeof(F));
+  out.write(reinterpret_cast<const char*>(diff.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(&dropped), 8);
   return out ? 0 : 4;
 }

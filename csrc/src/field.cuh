@@ -207,7 +207,12 @@ struct mont_t {
     }
   }
 
+  // operator+ and operator− are a ± b mod p for a, b < p. On the device they are two carry
+  // chains and a select (add_device, sub_device); on the host the portable loops below.
   friend CUZK_HD mont_t operator+(const mont_t& a, const mont_t& b) {
+#if defined(__CUDA_ARCH__)
+    return add_device(a, b);
+#else
     mont_t r;
     uint64_t c = 0;
 #pragma unroll
@@ -217,8 +222,12 @@ struct mont_t {
     }
     reduce_once(r.l);  // p < 2^(32N-1): no carry out
     return r;
+#endif
   }
   friend CUZK_HD mont_t operator-(const mont_t& a, const mont_t& b) {
+#if defined(__CUDA_ARCH__)
+    return sub_device(a, b);
+#else
     mont_t r;
     uint64_t br = 0;
 #pragma unroll
@@ -236,6 +245,7 @@ struct mont_t {
       }
     }
     return r;
+#endif
   }
   CUZK_HD mont_t neg() const {
     if (is_zero()) return *this;
@@ -316,6 +326,40 @@ struct mont_t {
   }
 
 #if defined(__CUDACC__) || defined(CUZK_PTX_EMU)
+  // add_device is a + b, then a + b − p kept when it does not borrow: one carry chain of N
+  // additions, one of N subtractions, the final borrow as a mask, N selects (≈ 3N + 1
+  // instructions; the portable loop, whose carries the compiler moves through registers, ≈ 6N).
+  static __device__ __forceinline__ mont_t add_device(const mont_t& a, const mont_t& b) {
+    mont_t s, t;
+    ptx::add_cc(s.l[0], a.l[0], b.l[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) ptx::addc_cc(s.l[i], a.l[i], b.l[i]);
+    ptx::addc(s.l[N - 1], a.l[N - 1], b.l[N - 1]);  // a + b < 2p < 2^(32N): no carry out
+    ptx::sub_cc(t.l[0], s.l[0], P::mod(0));
+#pragma unroll
+    for (int i = 1; i < N; i++) ptx::subc_cc(t.l[i], s.l[i], P::mod(i));
+    uint32_t below;
+    ptx::subc(below, 0, 0);  // all ones when a + b < p
+#pragma unroll
+    for (int i = 0; i < N; i++) t.l[i] = (s.l[i] & below) | (t.l[i] & ~below);
+    return t;
+  }
+
+  // sub_device is a − b, plus p when that borrows: a chain of N subtractions, the borrow as a
+  // mask, a chain of N additions of p's limbs masked (≈ 3N + 1 instructions).
+  static __device__ __forceinline__ mont_t sub_device(const mont_t& a, const mont_t& b) {
+    mont_t d;
+    ptx::sub_cc(d.l[0], a.l[0], b.l[0]);
+#pragma unroll
+    for (int i = 1; i < N; i++) ptx::subc_cc(d.l[i], a.l[i], b.l[i]);
+    uint32_t borrow;
+    ptx::subc(borrow, 0, 0);  // all ones when a < b
+    ptx::add_cc(d.l[0], d.l[0], P::mod(0) & borrow);
+#pragma unroll
+    for (int i = 1; i < N; i++) ptx::addc_cc(d.l[i], d.l[i], P::mod(i) & borrow);  // the last carry is 2^(32N): dropped
+    return d;
+  }
+
   // mul_device is the device product: for Fp (N = 12) a Karatsuba product and a separate
   // reduction (wide_product, reduce_wide: fewer multiplies, and the separate reduction lets
   // mul_sum share one), for Fr the interleaved rows (mul_interleaved), whose reduction rows need

@@ -35,7 +35,6 @@ typedef struct {
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	// debug_field is NULL when the library was built without test kernels.
 	cuzk_error_t (*debug_field)(int32_t, int32_t, int32_t, const void *, const void *, void *, uint64_t);
-	cuzk_error_t (*debug_fp_rate)(int32_t, int32_t, const void *, const void *, void *, uint64_t, uint32_t, float *);
 	// Resident matrices and compact witnesses.
 	cuzk_error_t (*matrix_upload)(int32_t, const cuzk_matrix_desc_t *, const void *, uint64_t, cuzk_matrix_t **);
 	cuzk_error_t (*matrix_free)(cuzk_matrix_t *);
@@ -103,7 +102,6 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 #undef SYM
 	// Optional: only a test build of the library (make TEST_KERNELS=1) has the field-op checker.
 	*(void **)(&t->debug_field) = dlsym(h, "cuzk_debug_field");
-	*(void **)(&t->debug_fp_rate) = dlsym(h, "cuzk_debug_fp_rate");
 	dlerror();
 	return t;
 }
@@ -166,12 +164,9 @@ static cuzk_error_t t_msm_host(cuzk_table *t, uintptr_t b, const void *s, uint64
 static cuzk_error_t t_msm_device(cuzk_table *t, uintptr_t b, uintptr_t s, uint64_t off, uint64_t n, void *out) {
 	return t->msm_device((cuzk_bases_t *)b, (cuzk_fr_buf_t *)s, off, n, out);
 }
-static int t_has_debug_field(cuzk_table *t) { return t->debug_field != NULL && t->debug_fp_rate != NULL; }
+static int t_has_debug_field(cuzk_table *t) { return t->debug_field != NULL; }
 static cuzk_error_t t_debug_field(cuzk_table *t, int32_t d, int32_t f, int32_t op, const void *a, const void *b, void *o, uint64_t n) {
 	return t->debug_field(d, f, op, a, b, o, n);
-}
-static cuzk_error_t t_debug_fp_rate(cuzk_table *t, int32_t d, int32_t v, const void *a, const void *b, void *o, uint64_t n, uint32_t r, float *ms) {
-	return t->debug_fp_rate(d, v, a, b, o, n, r, ms);
 }
 
 // Fixed-base scalar multiplication.
@@ -390,15 +385,6 @@ func (b *backend) debugField(dev, field, op int, a, bb, out unsafe.Pointer, n ui
 		return errNoTestKernels
 	}
 	return b.check(dev, C.t_debug_field(b.t, C.int32_t(dev), C.int32_t(field), C.int32_t(op), a, bb, out, C.uint64_t(n)))
-}
-
-func (b *backend) debugFpRate(dev, variant int, a, bb, out unsafe.Pointer, n uint64, rounds uint32) (float32, error) {
-	if C.t_has_debug_field(b.t) == 0 {
-		return 0, errNoTestKernels
-	}
-	var ms C.float
-	err := b.check(dev, C.t_debug_fp_rate(b.t, C.int32_t(dev), C.int32_t(variant), a, bb, out, C.uint64_t(n), C.uint32_t(rounds), &ms))
-	return float32(ms), err
 }
 
 // Fixed-base scalar multiplication.

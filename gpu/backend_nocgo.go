@@ -59,9 +59,6 @@ func (b *backend) msmDevice(int, uintptr, uintptr, uint64, uint64, unsafe.Pointe
 func (b *backend) debugField(int, int, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uint64) error {
 	return ErrNotLoaded
 }
-func (b *backend) debugFpRate(int, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, uint64, uint32) (float32, error) {
-	return 0, ErrNotLoaded
-}
 
 // Fixed-base scalar multiplication.
 func (b *backend) fixedbaseNew(int, int, unsafe.Pointer) (uintptr, error) { return 0, ErrNotLoaded }

@@ -95,7 +95,7 @@ func runEmulation(t *testing.T, src string, n int, payload []byte, args ...strin
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "emu")
-	out, err := exec.Command("g++", "-std=c++17", "-O1", "-ffp-contract=off", "-o", bin, src).CombinedOutput()
+	out, err := exec.Command("g++", "-std=c++17", "-O1", "-o", bin, src).CombinedOutput()
 	require.NoError(t, err, "build %s: %s", src, out)
 	var in bytes.Buffer
 	require.NoError(t, binary.Write(&in, binary.LittleEndian, uint64(n)))
@@ -189,61 +189,4 @@ func TestFpDeviceMulEmulated(t *testing.T) {
 // low limbs 1 and 2^32 − 1, against gnark-crypto.
 func TestFrDeviceMulEmulated(t *testing.T) {
 	checkDeviceMul[fr.Element](t, "fr", fr.Modulus())
-}
-
-// f64Inputs returns Fp values that stress fp_f64_t's 48-bit digits: the carry-chain edge
-// inputs, 2^(48j), p − 2^(48j) and digits of all ones, with themselves reversed, then n random
-// pairs.
-func f64Inputs(t *testing.T, n int) (a, b []*big.Int) {
-	p := fp.Modulus()
-	a = fieldEdgeInputs(p, 6)
-	digit := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 48), big.NewInt(1))
-	for j := 0; j < 8; j++ {
-		pow := new(big.Int).Lsh(big.NewInt(1), uint(48*j))
-		for _, v := range []*big.Int{pow, new(big.Int).Sub(p, pow), new(big.Int).Mul(digit, pow),
-			new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(48*j)), big.NewInt(1))} {
-			if v.Sign() >= 0 && v.Cmp(p) < 0 {
-				a = append(a, v)
-			}
-		}
-	}
-	for i := range a {
-		b = append(b, a[len(a)-1-i])
-	}
-	rng := newRand(t)
-	return append(a, fieldRandomInputs(rng, p, 6, n)...), append(b, fieldRandomInputs(rng, p, 6, n)...)
-}
-
-// TestFpF64MulEmulated checks field_f64.cuh's Fp product on the FP64 pipe, run on the host
-// (csrc/emu/f64_check.cpp: std::fma and IEEE additions round as the device's intrinsics do),
-// against gnark-crypto: a·b through one conversion each way, and a·b^16 through sixteen
-// products chained in digit form; the low digits of every result stay within ±2^47.
-func TestFpF64MulEmulated(t *testing.T) {
-	n := 20000
-	if testing.Short() {
-		n = 4000
-	}
-	a, b := f64Inputs(t, n)
-	const size = fp.Bytes
-	rawA, rawB := fieldWords(a, 6), fieldWords(b, 6)
-	res := runEmulation(t, "../csrc/emu/f64_check.cpp", len(a), append(append([]byte{}, rawA...), rawB...))
-	require.Len(t, res, 2*len(a)*size+8)
-	require.LessOrEqual(t, binary.LittleEndian.Uint64(res[2*len(a)*size:]), uint64(1)<<47, "a low digit past ±2^47")
-	elems := func(buf []byte) []fp.Element {
-		out := make([]fp.Element, len(buf)/size)
-		require.NoError(t, binary.Read(bytes.NewReader(buf), binary.LittleEndian, out))
-		return out
-	}
-	xs, ys := elems(rawA), elems(rawB)
-	products, chains := elems(res[:len(a)*size]), elems(res[len(a)*size:2*len(a)*size])
-	for i := range xs {
-		var want fp.Element
-		want.Mul(&xs[i], &ys[i])
-		require.Equal(t, want, products[i], "fp_f64_t %x · %x", xs[i], ys[i])
-		for j := 1; j < 16; j++ {
-			want.Mul(&want, &ys[i])
-		}
-		require.Equal(t, want, chains[i], "fp_f64_t %x · %x^16", xs[i], ys[i])
-	}
-	t.Logf("%d Fp products and chains of 16 on the FP64 pipe match gnark", len(xs))
 }

@@ -20,8 +20,8 @@
  *  - Every call selects its device itself; calls on different buffers may
  *    run concurrently from several threads (each call uses its own stream).
  *  - Every function declared here is exported by every build, except
- *    cuzk_debug_field and cuzk_debug_fp_rate, which only the test build
- *    (make TEST_KERNELS=1) exports.
+ *    cuzk_debug_field, which only the test build (make TEST_KERNELS=1)
+ *    exports.
  */
 #ifndef CUZK_H
 #define CUZK_H
@@ -151,18 +151,10 @@ CUZK_API cuzk_error_t cuzk_msm_device(cuzk_bases_t *b, cuzk_fr_buf_t *scalars, u
 
 /* Test entry point: out[i] = a[i] op b[i] on the device for field
  * 0 = Fr, 1 = Fp, 2 = Fp2 and op 0 = mul, 1 = add, 2 = sub, 3 = sqr(a),
- * 4 = neg(a), 5 = inverse(a); for field 3 (Fp, products on the FP64 pipe)
- * op 0 = a·b and op 1 = a·b^16. Exported only by the test build of the library
+ * 4 = neg(a), 5 = inverse(a). Exported only by the test build of the library
  * (make TEST_KERNELS=1); the production build does not define it, so a loader
  * resolves it as optional. */
 CUZK_API cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void *a, const void *b, void *out, uint64_t n);
-
-/* Test entry point: Fp product chains of `rounds` products a thread, one
- * thread per element of a and b (n Fp elements each), for comparing the
- * integer product with the FP64-pipe product and their mix; variants 0..9
- * and their outputs are described at fp_rate_kernel (src/test_kernels.cu).
- * *ms receives the kernel's time. Exported only by the test build. */
-CUZK_API cuzk_error_t cuzk_debug_fp_rate(int32_t dev, int32_t variant, const void *a, const void *b, void *out, uint64_t n, uint32_t rounds, float *ms);
 
 
 /* ---- Fixed-base scalar multiplication ----

@@ -273,14 +273,6 @@ cuzk_error_t cuzk_debug_field(int32_t dev, int32_t field, int32_t op, const void
                               uint64_t n) {
   return guard("debug field", [&] { debug_field(dev, field, op, a, b, out, n); });
 }
-
-cuzk_error_t cuzk_debug_fp_rate(int32_t dev, int32_t variant, const void* a, const void* b, void* out, uint64_t n,
-                                uint32_t rounds, float* ms) {
-  return guard("debug fp rate", [&] {
-    require(ms != nullptr, "ms is NULL");
-    *ms = debug_fp_rate(dev, variant, a, b, out, n, rounds);
-  });
-}
 #endif
 
 

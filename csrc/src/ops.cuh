@@ -63,8 +63,6 @@ void upload_pageable(void* dst, const void* src, size_t bytes, cudaStream_t s);
 #ifdef CUZK_TEST_KERNELS
 // test_kernels.cu: out[i] = a[i] op b[i] for the field and op numbers of cuzk_debug_field.
 void debug_field(int dev, int field, int op, const void* a, const void* b, void* out, uint64_t n);
-// test_kernels.cu: Fp product chains for cuzk_debug_fp_rate; returns the kernel's milliseconds.
-float debug_fp_rate(int dev, int variant, const void* a, const void* b, void* out, uint64_t n, uint32_t rounds);
 #endif
 
 }  // namespace cuzk

@@ -326,23 +326,17 @@ struct mont_t {
   }
 
 #if defined(__CUDACC__) || defined(CUZK_PTX_EMU)
-  // add_device is a + b, then a + b − p kept when it does not borrow: one carry chain of N
-  // additions, one of N subtractions, the final borrow as a mask, N selects (≈ 3N + 1
-  // instructions; the portable loop, whose carries the compiler moves through registers, ≈ 6N).
+  // add_device is a + b as one carry chain of N additions, then reduce_once_device (a chain of
+  // N subtractions of p, the final borrow as a mask, N selects): ≈ 3N + 1 instructions, where the
+  // portable loop, whose carries the compiler moves through registers, takes ≈ 6N.
   static __device__ __forceinline__ mont_t add_device(const mont_t& a, const mont_t& b) {
-    mont_t s, t;
+    mont_t s;
     ptx::add_cc(s.l[0], a.l[0], b.l[0]);
 #pragma unroll
     for (int i = 1; i < N - 1; i++) ptx::addc_cc(s.l[i], a.l[i], b.l[i]);
     ptx::addc(s.l[N - 1], a.l[N - 1], b.l[N - 1]);  // a + b < 2p < 2^(32N): no carry out
-    ptx::sub_cc(t.l[0], s.l[0], P::mod(0));
-#pragma unroll
-    for (int i = 1; i < N; i++) ptx::subc_cc(t.l[i], s.l[i], P::mod(i));
-    uint32_t below;
-    ptx::subc(below, 0, 0);  // all ones when a + b < p
-#pragma unroll
-    for (int i = 0; i < N; i++) t.l[i] = (s.l[i] & below) | (t.l[i] & ~below);
-    return t;
+    reduce_once_device(s.l);
+    return s;
   }
 
   // sub_device is a − b, plus p when that borrows: a chain of N subtractions, the borrow as a

@@ -85,31 +85,6 @@ func fieldWords(vals []*big.Int, limbs int) []byte {
 	return out
 }
 
-// runEmulation builds the host program src (a file of csrc/emu) with g++ and runs it with
-// args, the path of a file holding n (uint64) then payload, and the path of its output, which
-// must begin with "OK  "; it returns the output after that prefix.
-func runEmulation(t *testing.T, src string, n int, payload []byte, args ...string) []byte {
-	t.Helper()
-	if _, err := exec.LookPath("g++"); err != nil {
-		t.Skip("no g++ to build the host emulation of the field arithmetic")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "emu")
-	out, err := exec.Command("g++", "-std=c++17", "-O1", "-o", bin, src).CombinedOutput()
-	require.NoError(t, err, "build %s: %s", src, out)
-	var in bytes.Buffer
-	require.NoError(t, binary.Write(&in, binary.LittleEndian, uint64(n)))
-	in.Write(payload)
-	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
-	require.NoError(t, os.WriteFile(inPath, in.Bytes(), 0o600))
-	msg, err := exec.Command(bin, append(args, inPath, outPath)...).CombinedOutput()
-	require.NoError(t, err, "%s %v: %s", src, args, msg)
-	res, err := os.ReadFile(outPath)
-	require.NoError(t, err)
-	require.True(t, bytes.HasPrefix(res, []byte("OK  ")), "%s: %q", src, res[:min(len(res), 64)])
-	return res[4:]
-}
-
 // deviceMulEmulated runs field.cuh's device arithmetic of field ("fp" or "fr") on the host with
 // the PTX carry instructions emulated (csrc/emu/field_check.cpp) over the n elements of a and b
 // (raw words, size bytes an element), checks that the emulation saw no carry dropped, and
@@ -117,15 +92,32 @@ func runEmulation(t *testing.T, src string, n int, payload []byte, args ...strin
 // a·b + a·a with one reduction (mul_sum_device), a + b (add_device) and a − b (sub_device).
 func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) [5][]byte {
 	t.Helper()
-	res := runEmulation(t, "../csrc/emu/field_check.cpp", n, append(append([]byte{}, a...), b...), field)
-	var out [5][]byte
-	require.Len(t, res, len(out)*n*size+8)
-	dropped := binary.LittleEndian.Uint64(res[len(out)*n*size:])
-	require.Zero(t, dropped, "carries dropped by the device arithmetic")
-	for k := range out {
-		out[k] = res[k*n*size : (k+1)*n*size]
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("no g++ to build the host emulation of the field arithmetic")
 	}
-	return out
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "field_check")
+	out, err := exec.Command("g++", "-std=c++17", "-O1", "-o", bin, "../csrc/emu/field_check.cpp").CombinedOutput()
+	require.NoError(t, err, "build csrc/emu/field_check.cpp: %s", out)
+	var in bytes.Buffer
+	require.NoError(t, binary.Write(&in, binary.LittleEndian, uint64(n)))
+	in.Write(a)
+	in.Write(b)
+	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	require.NoError(t, os.WriteFile(inPath, in.Bytes(), 0o600))
+	msg, err := exec.Command(bin, field, inPath, outPath).CombinedOutput()
+	require.NoError(t, err, "field_check %s: %s", field, msg)
+	res, err := os.ReadFile(outPath)
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(res, []byte("OK  ")), "field_check: %q", res[:min(len(res), 64)])
+	var arrays [5][]byte
+	require.Len(t, res, 4+len(arrays)*n*size+8)
+	dropped := binary.LittleEndian.Uint64(res[4+len(arrays)*n*size:])
+	require.Zero(t, dropped, "carries dropped by the device arithmetic")
+	for k := range arrays {
+		arrays[k] = res[4+k*n*size : 4+(k+1)*n*size]
+	}
+	return arrays
 }
 
 // mulInputs returns the edge inputs paired with themselves reversed, then n random pairs.

@@ -207,8 +207,8 @@ struct mont_t {
     }
   }
 
-  // operator+ and operator− are a ± b mod p for a, b < p. On the device they are two carry
-  // chains and a select (add_device, sub_device); on the host the portable loops below.
+  // operator+ and operator− are a ± b mod p for a, b < p. On the device they are carry chains
+  // (add_device, sub_device); on the host the portable loops below.
   friend CUZK_HD mont_t operator+(const mont_t& a, const mont_t& b) {
 #if defined(__CUDA_ARCH__)
     return add_device(a, b);

@@ -22,7 +22,8 @@ typedef struct {
 	cuzk_error_t (*fr_upload)(cuzk_fr_buf_t *, uint64_t, const void *, uint64_t);
 	cuzk_error_t (*fr_download)(cuzk_fr_buf_t *, uint64_t, void *, uint64_t);
 	cuzk_error_t (*fr_zero)(cuzk_fr_buf_t *, uint64_t, uint64_t);
-	cuzk_error_t (*fr_h_pointwise)(cuzk_fr_buf_t *, const cuzk_fr_buf_t *, const cuzk_fr_buf_t *, uint64_t, const void *);
+	cuzk_error_t (*fr_mul)(cuzk_fr_buf_t *, const cuzk_fr_buf_t *, uint64_t);
+	cuzk_error_t (*fr_quotient)(cuzk_fr_buf_t *, const cuzk_fr_buf_t *, uint32_t, const void *);
 	cuzk_error_t (*fr_compact)(cuzk_fr_buf_t *, uint64_t, const cuzk_fr_buf_t *, uint64_t, uint64_t, const uint64_t *, uint64_t *);
 	cuzk_error_t (*ntt_device)(cuzk_fr_buf_t *, uint64_t, uint32_t, const cuzk_ntt_cfg_t *);
 	cuzk_error_t (*ntt_host)(int32_t, void *, uint32_t, const cuzk_ntt_cfg_t *);
@@ -78,7 +79,8 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(fr_upload, "cuzk_fr_upload");
 	SYM(fr_download, "cuzk_fr_download");
 	SYM(fr_zero, "cuzk_fr_zero");
-	SYM(fr_h_pointwise, "cuzk_fr_h_pointwise");
+	SYM(fr_mul, "cuzk_fr_mul");
+	SYM(fr_quotient, "cuzk_fr_quotient");
 	SYM(fr_compact, "cuzk_fr_compact");
 	SYM(ntt_device, "cuzk_ntt_device");
 	SYM(ntt_host, "cuzk_ntt_host");
@@ -126,8 +128,11 @@ static cuzk_error_t t_fr_download(cuzk_table *t, uintptr_t b, uint64_t off, void
 static cuzk_error_t t_fr_zero(cuzk_table *t, uintptr_t b, uint64_t off, uint64_t n) {
 	return t->fr_zero((cuzk_fr_buf_t *)b, off, n);
 }
-static cuzk_error_t t_fr_h_pointwise(cuzk_table *t, uintptr_t a, uintptr_t b, uintptr_t c, uint64_t n, const void *z) {
-	return t->fr_h_pointwise((cuzk_fr_buf_t *)a, (const cuzk_fr_buf_t *)b, (const cuzk_fr_buf_t *)c, n, z);
+static cuzk_error_t t_fr_mul(cuzk_table *t, uintptr_t a, uintptr_t b, uint64_t n) {
+	return t->fr_mul((cuzk_fr_buf_t *)a, (const cuzk_fr_buf_t *)b, n);
+}
+static cuzk_error_t t_fr_quotient(cuzk_table *t, uintptr_t a, uintptr_t c, uint32_t log_n, const void *z) {
+	return t->fr_quotient((cuzk_fr_buf_t *)a, (const cuzk_fr_buf_t *)c, log_n, z);
 }
 static cuzk_error_t t_fr_compact(cuzk_table *t, uintptr_t dst, uint64_t doff, uintptr_t src, uint64_t soff, uint64_t n,
 		const uint64_t *mask, uint64_t *selected) {
@@ -302,8 +307,12 @@ func (b *backend) frZero(dev int, h uintptr, off, n uint64) error {
 	return b.check(dev, C.t_fr_zero(b.t, C.uintptr_t(h), C.uint64_t(off), C.uint64_t(n)))
 }
 
-func (b *backend) frHPointwise(dev int, a, bb, c uintptr, n uint64, zInv unsafe.Pointer) error {
-	return b.check(dev, C.t_fr_h_pointwise(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uintptr_t(c), C.uint64_t(n), zInv))
+func (b *backend) frMul(dev int, a, bb uintptr, n uint64) error {
+	return b.check(dev, C.t_fr_mul(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uint64_t(n)))
+}
+
+func (b *backend) frQuotient(dev int, a, c uintptr, logN int, zInv unsafe.Pointer) error {
+	return b.check(dev, C.t_fr_quotient(b.t, C.uintptr_t(a), C.uintptr_t(c), C.uint32_t(logN), zInv))
 }
 
 func (b *backend) frCompact(dev int, dst uintptr, dstOff uint64, src uintptr, srcOff, n uint64, mask *uint64) (uint64, error) {

@@ -28,7 +28,8 @@ func (b *backend) frUpload(int, uintptr, uint64, unsafe.Pointer, uint64) error {
 	return ErrNotLoaded
 }
 func (b *backend) frZero(int, uintptr, uint64, uint64) error { return ErrNotLoaded }
-func (b *backend) frHPointwise(int, uintptr, uintptr, uintptr, uint64, unsafe.Pointer) error {
+func (b *backend) frMul(int, uintptr, uintptr, uint64) error { return ErrNotLoaded }
+func (b *backend) frQuotient(int, uintptr, uintptr, int, unsafe.Pointer) error {
 	return ErrNotLoaded
 }
 func (b *backend) frCompact(int, uintptr, uint64, uintptr, uint64, uint64, *uint64) (uint64, error) {

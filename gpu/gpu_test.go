@@ -391,6 +391,94 @@ func TestCompactMatchesHost(t *testing.T) {
 	}
 }
 
+// TestQuotientStepsMatchHost runs the quotient's two element-wise steps on the device — Mul and
+// Quotient (a difference, a product and a bit reversal) — against the host's, on random
+// scalars with 0, 1 and r−1 planted, over sizes on both sides of the tiled reversal
+// (2^8). Buffers are one element longer than the range, and that element must stay put.
+func TestQuotientStepsMatchHost(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	ctx := context.Background()
+	maxLog := 20
+	if testing.Short() {
+		maxLog = 12
+	}
+	one := fr.NewElement(1)
+	for logN := 1; logN <= maxLog; logN++ {
+		n := 1 << logN
+		vecs := make([][]fr.Element, 3)
+		for i := range vecs {
+			vecs[i] = randScalars(rng.Uint64(), n+1)
+			for _, e := range []fr.Element{{}, one, rMinusOne()} {
+				vecs[i][rng.IntN(n)] = e
+			}
+		}
+		a, b, c := vecs[0], vecs[1], vecs[2]
+		zInv := randScalars(rng.Uint64(), 1)[0]
+		want := make([]fr.Element, n+1)
+		for i := range n {
+			want[i].Mul(&a[i], &b[i]).Sub(&want[i], &c[i]).Mul(&want[i], &zInv)
+		}
+		fft.BitReverse(want[:n])
+		want[n] = a[n]
+
+		bufs := make([]*Scalars, 3)
+		for i, v := range vecs {
+			buf, err := d.AllocScalars(n + 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer buf.Close()
+			if err := buf.Upload(ctx, 0, v); err != nil {
+				t.Fatal(err)
+			}
+			bufs[i] = buf
+		}
+		if err := bufs[0].Mul(ctx, bufs[1], n); err != nil {
+			t.Fatal(err)
+		}
+		if err := bufs[0].Quotient(ctx, bufs[2], logN, zInv); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]fr.Element, n+1)
+		if err := bufs[0].Download(ctx, 0, got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("2^%d: element %d: got %v, want %v", logN, i, got[i].String(), want[i].String())
+			}
+		}
+	}
+
+	// Bad calls are refused before any device work.
+	x, err := d.AllocScalars(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	y, err := d.AllocScalars(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"mul, same buffer", x.Mul(ctx, x, 4), "distinct"},
+		{"mul, range", x.Mul(ctx, y, 5), "out of range"},
+		{"quotient, same buffer", x.Quotient(ctx, x, 2, fr.Element{}), "distinct"},
+		{"quotient, range", x.Quotient(ctx, y, 3, fr.Element{}), "out of range"},
+		{"quotient, size", x.Quotient(ctx, y, 0, fr.Element{}), "outside [1, 28]"},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: got error %v, want one containing %q", c.name, c.err, c.want)
+		}
+	}
+}
+
 func TestMSMG1MatchesGnark(t *testing.T) {
 	d := testDevice(t)
 	rng := newRand(t)

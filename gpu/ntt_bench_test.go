@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// BenchmarkNTTQuotientChain times the transforms of a Groth16 quotient as the prover runs them
-// (prover/groth16.go): for each of three vectors an inverse transform from natural to
-// bit-reversed order and a coset transform from bit-reversed to natural order, then one inverse
-// coset transform from natural to natural order — seven transforms of 2^logN on device buffers,
-// without the pointwise step between them.
+// BenchmarkNTTQuotientChain times Groth16's quotient on device buffers as the prover runs it
+// (prover/groth16.go): an inverse transform of each of three vectors from natural to
+// bit-reversed order, a coset transform of two of them back to natural order, their product,
+// an inverse coset transform of it to bit-reversed order, and h's coefficients from it and the
+// third vector (Mul and Quotient) — six transforms of 2^logN and two element-wise steps.
 func BenchmarkNTTQuotientChain(b *testing.B) {
 	d := testDevice(b)
 	ctx := context.Background()
@@ -38,13 +38,22 @@ func BenchmarkNTTQuotientChain(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			zInv := randScalars(4, 1)[0]
 			b.ResetTimer()
 			for range b.N {
 				for _, s := range bufs {
 					run(s, NTTConfig{Inverse: true, OutputBitReversed: true})
+				}
+				for _, s := range bufs[:2] {
 					run(s, NTTConfig{Coset: true, InputBitReversed: true})
 				}
-				run(bufs[0], NTTConfig{Inverse: true, Coset: true})
+				if err := bufs[0].Mul(ctx, bufs[1], 1<<logN); err != nil {
+					b.Fatal(err)
+				}
+				run(bufs[0], NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true})
+				if err := bufs[0].Quotient(ctx, bufs[2], logN, zInv); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -25,8 +25,8 @@ import (
 // (A·w, B·w, C·w zero-padded to the domain, w, and the A and B scalars compacted from w) lives in
 // device buffers that are kept for the next partition of the same sizes. Staging — Upload and
 // Compact — runs outside the kernel lock, so its copies overlap another worker's kernels; the
-// NTTs, the pointwise quotient and the MSMs run under it, all from device memory. The 0/1
-// scalars that dominate Filecoin witnesses take the MSM's bitmap path.
+// quotient's NTTs and element-wise steps and the MSMs run under it, all from device memory.
+// The 0/1 scalars that dominate Filecoin witnesses take the MSM's bitmap path.
 //
 // A partition whose assignment carries no evaluations (synth.SynthesizeWitness) is staged from w
 // alone: w is uploaded (compactly when most of it is 0 or 1) and A·w, B·w, C·w are computed on
@@ -79,8 +79,8 @@ type Breakdown struct {
 	Upload      time.Duration // staging A·w, B·w, C·w, w (or w alone) and compacting the A and B scalars
 	ShapeUpload time.Duration // uploading shapes' matrices for evaluation (once per shape)
 	Evaluate    time.Duration // computing A·w, B·w, C·w on the device, outside the kernel lock
-	NTT         time.Duration // the seven NTTs of H
-	Pointwise   time.Duration // (a·b − c)/Z on the coset
+	NTT         time.Duration // the six NTTs of H
+	Pointwise   time.Duration // a·b on the coset, and h's coefficients from a·b's and c's
 	MSMH        time.Duration
 	MSMA        time.Duration
 	MSMB1       time.Duration
@@ -683,18 +683,33 @@ func (ws *workspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg pri
 	})
 }
 
-// Quotient implements primitive.Workspace.
-func (ws *workspace) Quotient(ctx context.Context, a, b, c primitive.Buf, n int, zInv fr.Element) error {
-	var bufs [3]*Scalars
-	for i, x := range []primitive.Buf{a, b, c} {
-		s, err := ws.buf(x)
-		if err != nil {
-			return err
-		}
-		bufs[i] = s
+// Mul implements primitive.Workspace.
+func (ws *workspace) Mul(ctx context.Context, a, b primitive.Buf, n int) error {
+	x, err := ws.buf(a)
+	if err != nil {
+		return err
 	}
-	err := ws.p.timed(func(b *Breakdown) *time.Duration { return &b.Pointwise }, func() error {
-		return bufs[0].HPointwise(ctx, bufs[1], bufs[2], n, zInv)
+	y, err := ws.buf(b)
+	if err != nil {
+		return err
+	}
+	return ws.p.timed(func(b *Breakdown) *time.Duration { return &b.Pointwise }, func() error {
+		return x.Mul(ctx, y, n)
+	})
+}
+
+// Quotient implements primitive.Workspace; it counts the partition.
+func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int, zInv fr.Element) error {
+	x, err := ws.buf(a)
+	if err != nil {
+		return err
+	}
+	y, err := ws.buf(c)
+	if err != nil {
+		return err
+	}
+	err = ws.p.timed(func(b *Breakdown) *time.Duration { return &b.Pointwise }, func() error {
+		return x.Quotient(ctx, y, logN, zInv)
 	})
 	if err == nil {
 		ws.p.mu.Lock()

@@ -31,34 +31,83 @@ func (s *Scalars) Zero(ctx context.Context, off, n int) error {
 	return nil
 }
 
-// HPointwise sets s[i] = (s[i]·b[i] − c[i])·zInv for i < n on the device: the pointwise step of
-// Groth16's quotient h = (a·b − c)/Z over a coset on which Z is the constant 1/zInv.
-func (s *Scalars) HPointwise(ctx context.Context, b, c *Scalars, n int, zInv fr.Element) error {
-	for _, x := range []*Scalars{s, b, c} {
-		if err := x.checkRange("h pointwise", 0, n); err != nil {
-			return err
-		}
-		if x.dev != s.dev {
-			return errors.New("gpu: h pointwise: buffers on different devices")
-		}
-	}
-	if s == b || s == c || b == c {
-		return errors.New("gpu: h pointwise: a, b and c must be distinct buffers")
+// Mul sets s[i] = s[i]·b[i] for i < n on the device: in Groth16's quotient, the product of a
+// and b's values on the coset.
+func (s *Scalars) Mul(ctx context.Context, b *Scalars, n int) error {
+	if err := s.pair("multiply", b, n); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, x := range []*Scalars{s, b, c} {
-		x.mu.RLock()
-		defer x.mu.RUnlock()
-		if x.h == 0 {
-			return ErrClosed
-		}
+	unlock, err := rlockOpen(s, b)
+	if err != nil {
+		return err
 	}
-	if err := s.dev.lib.b.frHPointwise(s.dev.index, s.h, b.h, c.h, uint64(n), unsafe.Pointer(&zInv)); err != nil {
-		return fmt.Errorf("gpu: h pointwise over %d: %w", n, err)
+	defer unlock()
+	if err := s.dev.lib.b.frMul(s.dev.index, s.h, b.h, uint64(n)); err != nil {
+		return fmt.Errorf("gpu: multiply %d scalars: %w", n, err)
 	}
 	return nil
+}
+
+// Quotient sets s[i] = (s[j] − c[j])·zInv for i < 2^logN, j the reversal of i's logN bits, on the
+// device. In Groth16's quotient h = (a·b − c)/Z, with s the inverse coset transform of a·b's
+// values on a coset where Z is the constant 1/zInv and c the inverse transform of c's values on
+// the domain, both left in bit-reversed order, it gives h's coefficients in natural order.
+func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.Element) error {
+	if logN < 1 || logN > 28 {
+		return fmt.Errorf("gpu: quotient: log size %d outside [1, 28]", logN)
+	}
+	if err := s.pair("quotient", c, 1<<logN); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	unlock, err := rlockOpen(s, c)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, c.h, logN, unsafe.Pointer(&zInv)); err != nil {
+		return fmt.Errorf("gpu: quotient over 2^%d: %w", logN, err)
+	}
+	return nil
+}
+
+// pair checks that s and x are distinct buffers of one device with at least n elements each.
+func (s *Scalars) pair(op string, x *Scalars, n int) error {
+	if s == x {
+		return fmt.Errorf("gpu: %s: the two operands must be distinct buffers", op)
+	}
+	if s.dev != x.dev {
+		return fmt.Errorf("gpu: %s: buffers on different devices", op)
+	}
+	for _, y := range []*Scalars{s, x} {
+		if err := y.checkRange(op, 0, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rlockOpen read-locks each buffer and returns the function that unlocks them, or ErrClosed
+// (with none locked) if one is closed.
+func rlockOpen(bufs ...*Scalars) (func(), error) {
+	unlock := func(k int) {
+		for _, x := range bufs[:k] {
+			x.mu.RUnlock()
+		}
+	}
+	for i, x := range bufs {
+		x.mu.RLock()
+		if x.h == 0 {
+			unlock(i + 1)
+			return nil, ErrClosed
+		}
+	}
+	return func() { unlock(len(bufs)) }, nil
 }
 
 // CompactFrom sets s[off+r] = src[srcOff+i] for the r-th i < n whose bit is set in mask (bit i%64
@@ -87,13 +136,11 @@ func (s *Scalars) CompactFrom(ctx context.Context, off int, src *Scalars, srcOff
 	if n == 0 {
 		return 0, nil
 	}
-	for _, x := range []*Scalars{s, src} {
-		x.mu.RLock()
-		defer x.mu.RUnlock()
-		if x.h == 0 {
-			return 0, ErrClosed
-		}
+	unlock, err := rlockOpen(s, src)
+	if err != nil {
+		return 0, err
 	}
+	defer unlock()
 	got, err := s.dev.lib.b.frCompact(s.dev.index, s.h, uint64(off), src.h, uint64(srcOff), uint64(n), &mask[0])
 	if err != nil {
 		return 0, fmt.Errorf("gpu: compact %d scalars: %w", n, err)

@@ -158,9 +158,9 @@ func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg p
 	return nil
 }
 
-func (w *cpuWorkspace) Quotient(ctx context.Context, a, b, c primitive.Buf, n int, zInv fr.Element) error {
-	if a == b || a == c || b == c {
-		return errors.New("quotient: a, b and c must be distinct buffers")
+func (w *cpuWorkspace) Mul(ctx context.Context, a, b primitive.Buf, n int) error {
+	if a == b {
+		return errors.New("mul: a and b must be distinct buffers")
 	}
 	va, err := w.buf(a, 0, n)
 	if err != nil {
@@ -170,13 +170,28 @@ func (w *cpuWorkspace) Quotient(ctx context.Context, a, b, c primitive.Buf, n in
 	if err != nil {
 		return err
 	}
-	vc, err := w.buf(c, 0, n)
+	for i := range va {
+		va[i].Mul(&va[i], &vb[i])
+	}
+	return nil
+}
+
+func (w *cpuWorkspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int, zInv fr.Element) error {
+	if a == c {
+		return errors.New("quotient: a and c must be distinct buffers")
+	}
+	va, err := w.buf(a, 0, 1<<logN)
+	if err != nil {
+		return err
+	}
+	vc, err := w.buf(c, 0, 1<<logN)
 	if err != nil {
 		return err
 	}
 	for i := range va {
-		va[i].Mul(&va[i], &vb[i]).Sub(&va[i], &vc[i]).Mul(&va[i], &zInv)
+		va[i].Sub(&va[i], &vc[i]).Mul(&va[i], &zInv)
 	}
+	fft.BitReverse(va)
 	return nil
 }
 

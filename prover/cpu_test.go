@@ -120,9 +120,13 @@ func TestCPUCompactQuotientAndMSM(t *testing.T) {
 	for i, v := range [][]fr.Element{a, b, c} {
 		require.NoError(t, ws.Upload(ctx, primitive.Buf(i), v))
 	}
+	require.NoError(t, ws.Mul(ctx, primitive.BufA, primitive.BufB, 4))
+	require.Equal(t, []fr.Element{fr.NewElement(10), fr.NewElement(21), {}, {}}, ws.(*cpuWorkspace).bufs[primitive.BufA])
 	z := fr.NewElement(3)
-	require.NoError(t, ws.Quotient(ctx, primitive.BufA, primitive.BufB, primitive.BufC, 4, z))
-	require.Equal(t, []fr.Element{fr.NewElement(27), fr.NewElement(60), {}, {}}, ws.(*cpuWorkspace).bufs[primitive.BufA])
+	require.NoError(t, ws.Quotient(ctx, primitive.BufA, primitive.BufC, 2, z))
+	// (10 − 1)·3 and (21 − 1)·3 at positions 0 and 1, then positions 1 and 2 swapped.
+	require.Equal(t, []fr.Element{fr.NewElement(27), {}, fr.NewElement(60), {}}, ws.(*cpuWorkspace).bufs[primitive.BufA])
+	require.ErrorContains(t, ws.Quotient(ctx, primitive.BufA, primitive.BufA, 2, z), "distinct")
 
 	_, _, g1, g2 := bls12381.Generators()
 	srs := &primitive.SRS{BG1: []bls12381.G1Affine{g1, g1, g1}, BG2: []bls12381.G2Affine{g2, g2, g2}}
@@ -145,6 +149,56 @@ func TestCPUCompactQuotientAndMSM(t *testing.T) {
 	require.ErrorContains(t, err, "3 scalars for 0 points")
 	_, err = ws.Compact(ctx, primitive.BufScalarsB, 1, primitive.BufW, 0, 70, mask)
 	require.ErrorContains(t, err, "more than 2 marked")
+}
+
+// TestQuotientMatchesDefinition checks the six-transform quotient against h computed from its
+// definition by O(m²) transforms: each of a, b, c taken to the coset, (a·b − c)/(g^m − 1) there,
+// and the inverse coset transform — on random a, b, c (no satisfied system behind them), on
+// zeros, and with c = a·b on the domain, where h's last coefficient must vanish.
+func TestQuotientMatchesDefinition(t *testing.T) {
+	ctx := context.Background()
+	dev := &cpuPrimitives{}
+	for _, logM := range []int{1, 2, 3, 5, 8} {
+		m := 1 << logM
+		for _, kind := range []string{"random", "zero", "satisfied"} {
+			a, b, c := randScalars(uint64(3*logM), m), randScalars(uint64(3*logM+1), m), randScalars(uint64(3*logM+2), m)
+			switch kind {
+			case "zero":
+				clear(a)
+				clear(b)
+				clear(c)
+			case "satisfied":
+				for i := range c {
+					c[i].Mul(&a[i], &b[i])
+				}
+			}
+			onCoset := func(v []fr.Element) []fr.Element { return naiveNTT(naiveNTT(v, true, false), false, true) }
+			ca, cb, cc := onCoset(a), onCoset(b), onCoset(c)
+			var g, zInv fr.Element
+			g.SetUint64(cosetShift)
+			zInv.Exp(g, bigUint(uint64(m)))
+			zInv.Sub(&zInv, new(fr.Element).SetOne())
+			zInv.Inverse(&zInv)
+			p := make([]fr.Element, m)
+			for i := range p {
+				p[i].Mul(&ca[i], &cb[i]).Sub(&p[i], &cc[i]).Mul(&p[i], &zInv)
+			}
+			want := naiveNTT(p, true, true)
+			if kind == "satisfied" {
+				require.True(t, want[m-1].IsZero(), "2^%d: deg h < m−1 when c = a·b", logM)
+			}
+
+			ws, err := dev.Workspace(ctx, primitive.Dims{Domain: m, W: 1, B: 1})
+			require.NoError(t, err)
+			for i, v := range [][]fr.Element{a, b, c} {
+				require.NoError(t, ws.Upload(ctx, primitive.Buf(i), v))
+			}
+			task := &groth16Task{ws: ws, dims: primitive.Dims{Domain: m}}
+			require.NoError(t, task.quotient(ctx))
+			require.Equal(t, want, ws.(*cpuWorkspace).bufs[primitive.BufA], "2^%d %s", logM, kind)
+			ws.Release()
+		}
+	}
 }
 
 func TestParametersIdentity(t *testing.T) {

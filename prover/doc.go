@@ -8,8 +8,9 @@
 //
 // Groth16's recipe is written once here, over the primitives of package prover/primitive: a
 // partition's A·w, B·w, C·w and w are staged on a device, the A and B scalars compacted there by
-// density; h = (a·b − c)/Z comes from an inverse NTT, an NTT on the coset g·⟨ω⟩ (g = 7) where
-// Z(g·ω^i) = g^m − 1, the pointwise quotient and an inverse coset NTT; then the MSMs H, A, B_G1,
+// density; h = (a·b − c)/Z comes from six NTTs: inverse NTTs of a, b, c, NTTs of a and b on the
+// coset g·⟨ω⟩ (g = 7) where Z(g·ω^i) = g^m − 1, their product's inverse coset NTT, less c's
+// coefficients, over g^m − 1; then the MSMs H, A, B_G1,
 // L and B_G2 run over the parameters' resident points, and A, B, C are combined with r and s.
 // NewDevice turns a primitive.Device into a Device: CPU() runs the primitives with gnark-crypto,
 // package gpu with CUDA. A Device proves in three phases — Prepare (staging), Run under the

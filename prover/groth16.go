@@ -20,9 +20,8 @@ import (
 //	    compute A·w, B·w, C·w from the shape); compact
 //	    the A query's scalars (when a_aux does not mark every aux variable; else A uses w) and
 //	    the B queries' scalars out of w by their densities.
-//	Run (under the lock): h = (a·b − c)/Z by inverse NTT, coset NTT, the pointwise quotient
-//	    over Z(g·ω^i) = g^m − 1, and an inverse coset NTT; then the MSMs H (h), A, B_G1, L (w's
-//	    aux part) and B_G2.
+//	Run (under the lock): h = (a·b − c)/Z by six NTTs (quotient, below); then the MSMs H (h),
+//	    A, B_G1, L (w's aux part) and B_G2.
 //	Finalize: A, B, C from the MSMs, r and s.
 type groth16Device struct {
 	p primitive.Device
@@ -246,24 +245,38 @@ func (t *groth16Task) Run(ctx context.Context) error {
 }
 
 // quotient turns the staged evaluations of a, b, c over the domain ⟨ω⟩ of size m into the m−1
-// coefficients of h = (a·b − c)/Z, Z = X^m − 1, left in BufA in natural order: per vector an
-// inverse NTT (natural → bit-reversed) and an NTT on the coset g·⟨ω⟩ (bit-reversed → natural),
-// where Z(g·ω^i) = g^m − 1 is constant; the pointwise quotient; an inverse coset NTT.
+// coefficients of h = (a·b − c)/Z, Z = X^m − 1, left in BufA in natural order. On the coset
+// g·⟨ω⟩, Z is the constant g^m − 1, and deg h < m, so h is the inverse coset transform of
+// (a·b − c)/(g^m − 1) there; the inverse coset transform of c's values on the coset is c's
+// coefficients, so only a and b need them:
+//
+//	â, b̂ = NTT_coset(iNTT(a)), NTT_coset(iNTT(b))   values on the coset
+//	h = (iNTT_coset(â·b̂) − iNTT(c)) / (g^m − 1)        coefficients
+//
+// Six transforms instead of seven, equal to the seven-transform recipe element for element, even
+// for an unsatisfied assignment. The inverse transforms leave bit-reversed order and the coset
+// transforms take it, so no transform permutes; Quotient's bit reversal gives h natural order.
 func (t *groth16Task) quotient(ctx context.Context) error {
 	m := t.dims.Domain
 	logM := bits.TrailingZeros(uint(m))
+	toBitReversed := primitive.NTT{Inverse: true, OutputBitReversed: true}
 	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
-		if err := t.ws.NTT(ctx, b, logM, primitive.NTT{Inverse: true, OutputBitReversed: true}); err != nil {
+		if err := t.ws.NTT(ctx, b, logM, toBitReversed); err != nil {
 			return err
 		}
+	}
+	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB} {
 		if err := t.ws.NTT(ctx, b, logM, primitive.NTT{Coset: true, InputBitReversed: true}); err != nil {
 			return err
 		}
 	}
-	if err := t.ws.Quotient(ctx, primitive.BufA, primitive.BufB, primitive.BufC, m, zInverseOnCoset(m)); err != nil {
+	if err := t.ws.Mul(ctx, primitive.BufA, primitive.BufB, m); err != nil {
 		return err
 	}
-	return t.ws.NTT(ctx, primitive.BufA, logM, primitive.NTT{Inverse: true, Coset: true})
+	if err := t.ws.NTT(ctx, primitive.BufA, logM, primitive.NTT{Inverse: true, Coset: true, OutputBitReversed: true}); err != nil {
+		return err
+	}
+	return t.ws.Quotient(ctx, primitive.BufA, primitive.BufC, logM, zInverseOnCoset(m))
 }
 
 // cosetShift is g = 7, the coset shift of gnark-crypto's fft.OnCoset() and of primitive.NTT.

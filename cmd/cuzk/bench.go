@@ -188,9 +188,10 @@ func breakdowns(gpus []*gpu.ProverDevice) []gpu.Breakdown {
 
 // printDevice prints, per GPU, what a run spent on it: the uploads of parameters and shapes
 // (the engine preloads them while the first partitions synthesize), then each partition's mean
-// device time by stage — under the kernel lock the seven NTTs, the pointwise quotient and the
-// five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown now less
-// before.
+// device time by stage — under the kernel lock the quotient's six NTTs, its element-wise steps
+// ("pointwise": the product on the coset, then h's coefficients fused with their bit reversal)
+// and the five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown
+// now less before.
 func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 	for i, g := range gpus {
 		b, a := g.Breakdown(), before[i]

@@ -124,9 +124,9 @@ int main(int argc, char** argv) {
       fr_t* d = a.data();
       launch(br.blocks, br.threads, [&] {
         if (br.tiled)
-          ntt_bitrev_tiles(d, log_n);
+          ntt_bitrev_tiles(d, log_n, bitrev_copy{d});
         else
-          ntt_bitrev(d, log_n);
+          ntt_bitrev(d, log_n, bitrev_copy{d});
       });
     }
     o.write(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(fr_t));

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 7
+#define CUZK_ABI_VERSION 8
 
 /* Error codes. */
 enum {
@@ -100,11 +100,15 @@ CUZK_API cuzk_error_t cuzk_fr_download(cuzk_fr_buf_t *buf, uint64_t off, void *d
 
 /* Zero buf[off : off+n]. */
 CUZK_API cuzk_error_t cuzk_fr_zero(cuzk_fr_buf_t *buf, uint64_t off, uint64_t n);
-/* a[i] = (a[i]·b[i] − c[i])·z_inv for i < n, all on one device: the pointwise step of
- * Groth16's quotient h = (a·b − c)/Z on a coset where Z is the constant 1/z_inv. z_inv is one
- * fr.Element (Montgomery form) in host memory. */
-CUZK_API cuzk_error_t cuzk_fr_h_pointwise(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, const cuzk_fr_buf_t *c,
-                                          uint64_t n, const void *z_inv);
+/* a[i] = a[i]·b[i] for i < n; a and b are distinct buffers on one device. Groth16's quotient
+ * h = (a·b − c)/Z multiplies a and b's values on a coset with it. */
+CUZK_API cuzk_error_t cuzk_fr_mul(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, uint64_t n);
+/* a[i] = (a[j] − c[j])·z_inv for i < 2^log_n (1 ≤ log_n ≤ 28), j the reversal of i's log_n bits;
+ * a and c are distinct buffers on one device, z_inv one fr.Element (Montgomery form) in host
+ * memory. Groth16's quotient: with a the inverse coset transform of a·b's values on a coset where
+ * Z is the constant 1/z_inv and c the inverse transform of c's values, both in bit-reversed
+ * order, it leaves h's coefficients in natural order. */
+CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c, uint32_t log_n, const void *z_inv);
 /* Compaction by a bitmap: dst[dst_off + r] = src[src_off + i] for the r-th i < n whose bit is
  * set in mask (bit i%64 of mask[i/64]; (n+63)/64 words in host memory, bits ≥ n ignored), in
  * order. *selected receives the count. dst and src are distinct buffers on one device. */

@@ -138,9 +138,12 @@ cuzk_error_t cuzk_fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr
   return guard("compact scalars", [&] { *selected = fr_compact(dst, dst_off, src, src_off, n, mask); });
 }
 
-cuzk_error_t cuzk_fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n,
-                                 const void* z_inv) {
-  return guard("h pointwise", [&] { fr_h_pointwise(a, b, c, n, z_inv); });
+cuzk_error_t cuzk_fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n) {
+  return guard("multiply scalars", [&] { fr_mul(a, b, n); });
+}
+
+cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv) {
+  return guard("quotient", [&] { fr_quotient(a, c, log_n, z_inv); });
 }
 
 cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t* buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t* cfg) {

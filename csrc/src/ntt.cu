@@ -34,6 +34,12 @@ static device_tables& tables_for(int dev) {
   return *g_tables[dev];
 }
 
+// ntt_fill_diag writes ntt_twiddles.diag from the power table T of ω_{2^28}.
+__global__ void ntt_fill_diag(fr_t* __restrict__ out, pow_table T) {
+  uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < (1u << DIAG_BITS)) out[x] = pow_lookup(T, x << (NTT_ROOT_LOG - DIAG_BITS));
+}
+
 static void* upload_table(device_tables& c, const std::vector<fr_t>& h) {
   void* p = device_malloc(h.size() * sizeof(fr_t));
   CUZK_CUDA(cudaMemcpy(p, h.data(), h.size() * sizeof(fr_t), cudaMemcpyHostToDevice));
@@ -151,11 +157,7 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
     CUZK_LAUNCHED();
   }
   if (P.bitrev_after) {
-    const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
-    if (br.tiled)
-      ntt_bitrev_tiles<<<br.blocks, br.threads, 0, s>>>(d, log_n);
-    else
-      ntt_bitrev<<<br.blocks, br.threads, 0, s>>>(d, log_n);
+    bitrev_enqueue(d, log_n, bitrev_copy{d}, s);
     CUZK_LAUNCHED();
   }
 }

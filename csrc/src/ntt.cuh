@@ -375,16 +375,30 @@ __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
 }
 #endif
 
-// ntt_bitrev swaps a_i and a_bitrev(i), one element per thread: transforms
-// shorter than a pair of tiles (log_n < 2·BITREV_TILE_BITS).
-__global__ void ntt_bitrev(fr_t* __restrict__ a, uint32_t log_n) {
+// bitrev_copy is the source of a plain bit reversal: the array itself.
+struct bitrev_copy {
+  const fr_t* a;
+  CUZK_HD fr_t operator()(uint64_t i) const { return a[i]; }
+};
+
+// The bit reversal kernels set a_i = src(bitrev(i)) for every i < 2^log_n, in
+// place: src may read a (at the indices it is asked for, which the kernel
+// reads before it writes them) and other arrays, so that an element-wise step
+// rides on the reversal's memory traffic (bitrev_copy for none).
+
+// ntt_bitrev does one element per thread: transforms shorter than a pair of
+// tiles (log_n < 2·BITREV_TILE_BITS).
+template <class Src>
+__global__ void ntt_bitrev(fr_t* a, uint32_t log_n, Src src) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >> log_n) return;
   uint32_t j = __brev((uint32_t)i) >> (32 - log_n);
   if (i < j) {
-    fr_t x = a[i];
-    a[i] = a[j];
+    fr_t x = src(i), y = src(j);
+    a[i] = y;
     a[j] = x;
+  } else if (i == j) {
+    a[i] = src(i);
   }
 }
 
@@ -393,13 +407,14 @@ __global__ void ntt_bitrev(fr_t* __restrict__ a, uint32_t log_n) {
 constexpr uint32_t BITREV_TILE_BITS = 4;
 constexpr unsigned BITREV_THREADS = 1u << (2 * BITREV_TILE_BITS);
 
-// ntt_bitrev_tiles swaps a_i and a_bitrev(i) for log_n ≥ 2b. An index is
-// i = (h, m, l), h and l of b bits and m of log_n − 2b, and its image is
-// (rev l, rev m, rev h). Block m, one for each pair m ≤ m' = rev m, reads
-// tiles m and m' (rows h, columns l) and writes each transposed into the
-// other's place, so that reads and writes are both runs of 2^b elements
-// instead of single scattered elements.
-__global__ void __launch_bounds__(BITREV_THREADS) ntt_bitrev_tiles(fr_t* __restrict__ a, uint32_t log_n) {
+// ntt_bitrev_tiles is the reversal for log_n ≥ 2b. An index is i = (h, m, l),
+// h and l of b bits and m of log_n − 2b, and its image is (rev l, rev m,
+// rev h). Block m, one for each pair m ≤ m' = rev m, reads tiles m and m'
+// (rows h, columns l) and writes each transposed into the other's place, so
+// that reads and writes are both runs of 2^b elements instead of single
+// scattered elements.
+template <class Src>
+__global__ void __launch_bounds__(BITREV_THREADS) ntt_bitrev_tiles(fr_t* a, uint32_t log_n, Src src) {
   constexpr uint32_t b = BITREV_TILE_BITS, T = 1u << b;
   __shared__ fr_t A[T][T + 1], B[T][T + 1];  // padded rows: the transposed reads spread over banks
   const uint32_t mb = log_n - 2 * b;
@@ -409,8 +424,8 @@ __global__ void __launch_bounds__(BITREV_THREADS) ntt_bitrev_tiles(fr_t* __restr
   const uint32_t y = threadIdx.x >> b, x = threadIdx.x & (T - 1);
   const uint32_t ry = __brev(y) >> (32 - b), rx = __brev(x) >> (32 - b);
   const uint64_t row = (uint64_t)y << (mb + b);
-  A[y][x] = a[row | ((uint64_t)m << b) | x];
-  if (m != mr) B[y][x] = a[row | ((uint64_t)mr << b) | x];
+  A[y][x] = src(row | ((uint64_t)m << b) | x);
+  if (m != mr) B[y][x] = src(row | ((uint64_t)mr << b) | x);
   __syncthreads();
   // Position (y, mr, x) receives (h, m, l) with rev l = y, rev h = x.
   a[row | ((uint64_t)mr << b) | x] = A[rx][ry];
@@ -431,15 +446,21 @@ inline bitrev_launch plan_bitrev(uint32_t log_n, unsigned elementwise_threads) {
   return {false, (unsigned)((n + t - 1) / t), t};
 }
 
-// ntt_fill_diag writes ntt_twiddles.diag from the power table T of ω_{2^28}.
-__global__ void ntt_fill_diag(fr_t* __restrict__ out, pow_table T) {
-  uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x < (1u << DIAG_BITS)) out[x] = pow_lookup(T, x << (NTT_ROOT_LOG - DIAG_BITS));
-}
-
 // ELEMENTWISE_THREADS is the block size of the element-wise kernels
 // (ntt_bitrev, ntt_fill_diag): one element per thread.
 constexpr unsigned ELEMENTWISE_THREADS = 256;
+
+#if defined(__CUDACC__)
+// bitrev_enqueue enqueues a_i = src(bitrev(i)), i < 2^log_n, on s.
+template <class Src>
+void bitrev_enqueue(fr_t* a, uint32_t log_n, Src src, cudaStream_t s) {
+  const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
+  if (br.tiled)
+    ntt_bitrev_tiles<<<br.blocks, br.threads, 0, s>>>(a, log_n, src);
+  else
+    ntt_bitrev<<<br.blocks, br.threads, 0, s>>>(a, log_n, src);
+}
+#endif
 
 // ntt_launch is one pass kernel launch of a plan.
 struct ntt_launch {

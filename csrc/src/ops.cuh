@@ -50,7 +50,8 @@ void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, 
 void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n);
 uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* src, uint64_t src_off, uint64_t n,
                     const uint64_t* mask);
-void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n, const void* z_inv);
+void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n);
+void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv);
 
 // decode.cu: copies count encoded points (96 or 192 bytes each) from host memory to
 // b[off : off+count] and decodes them there (decode.cuh); returns the lowest failing

@@ -1,12 +1,15 @@
 // Element-wise operations on scalar buffers, the Groth16 prover's steps that are
-// neither NTT nor MSM: zeroing a range, the pointwise step of the quotient
-// h = (a·b − c)/Z on the coset, and compaction of the assignment by a density
-// bitmap (the A and B queries' scalars).
+// neither NTT nor MSM: zeroing a range, the two element-wise steps of the
+// quotient h = (a·b − c)/Z (the product of a and b on the coset, and h's
+// coefficients from those of the product's and c's, in the order the
+// transforms leave them), and compaction of the assignment by a density bitmap
+// (the A and B queries' scalars).
 #include <cub/cub.cuh>
 
 #include <algorithm>
 #include <vector>
 
+#include "ntt.cuh"
 #include "ops.cuh"
 
 namespace cuzk {
@@ -15,7 +18,7 @@ namespace cuzk {
 // mask word) per thread.
 constexpr unsigned VECTOR_THREADS = 256;
 
-// VECTOR_MAX_BLOCKS caps the grid of h_pointwise, a grid-stride loop: 2^20
+// VECTOR_MAX_BLOCKS caps the grid of mul_pointwise, a grid-stride loop: 2^20
 // blocks of 256 threads are 2^28 threads, one element each up to the largest
 // NTT domain (2^28), and the grid stays below CUDA's 2^31 − 1 blocks for any n.
 constexpr uint64_t VECTOR_MAX_BLOCKS = 1u << 20;
@@ -24,14 +27,23 @@ constexpr uint64_t VECTOR_MAX_BLOCKS = 1u << 20;
 // offsets of the output are 32-bit.
 constexpr uint64_t COMPACT_MAX_N = 1ull << 32;
 
-// h_pointwise sets a[i] = (a[i]·b[i] − c[i])·z_inv for i < n.
-__global__ void h_pointwise(fr_t* __restrict__ a, const fr_t* __restrict__ b, const fr_t* __restrict__ c,
-                            uint64_t n, fr_t z_inv) {
+// mul_pointwise sets a[i] = a[i]·b[i] for i < n.
+__global__ void mul_pointwise(fr_t* __restrict__ a, const fr_t* __restrict__ b, uint64_t n) {
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (uint64_t)gridDim.x * blockDim.x) {
-    a[i] = (a[i] * b[i] - c[i]) * z_inv;
+    a[i] = a[i] * b[i];
   }
 }
+
+// h_from_coefficients is the bit reversal's source (ntt.cuh) that turns the
+// coefficients t of the product's interpolation on the coset and those of c,
+// both in bit-reversed order, into h's: (t_i − c_i)·z_inv.
+struct h_from_coefficients {
+  const fr_t* t;
+  const fr_t* c;
+  fr_t z_inv;
+  __device__ fr_t operator()(uint64_t i) const { return (t[i] - c[i]) * z_inv; }
+};
 
 // check_buf refuses a NULL buffer or one of fewer than n elements.
 static void check_buf(const cuzk_fr_buf_t* b, uint64_t n, const char* name) {
@@ -103,21 +115,36 @@ uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* s
   return count;
 }
 
-// fr_h_pointwise sets a[i] = (a[i]·b[i] − c[i])·z_inv for i < n (cuzk_fr_h_pointwise).
-void fr_h_pointwise(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, const cuzk_fr_buf_t* c, uint64_t n,
-                    const void* z_inv) {
+// fr_mul sets a[i] = a[i]·b[i] for i < n (cuzk_fr_mul).
+void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n) {
   check_buf(a, n, "a");
   check_buf(b, n, "b");
+  require(a != b, "a and b must be distinct buffers");
+  require(a->dev == b->dev, "a and b must be on one device");
+  set_device(a->dev);
+  stream_t s;
+  const unsigned block = VECTOR_THREADS;
+  const uint64_t blocks = (n + block - 1) / block;
+  if (n) mul_pointwise<<<(unsigned)std::min<uint64_t>(blocks, VECTOR_MAX_BLOCKS), block, 0, s>>>(a->p, b->p, n);
+  CUZK_LAUNCHED();
+  s.sync();
+}
+
+// fr_quotient sets a[i] = (a[j] − c[j])·z_inv, j the reversal of i's log_n
+// bits, for i < 2^log_n (cuzk_fr_quotient).
+void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv) {
+  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
+  const uint64_t n = 1ull << log_n;
+  check_buf(a, n, "a");
   check_buf(c, n, "c");
+  require(a != c, "a and c must be distinct buffers");
   require(z_inv != nullptr, "z_inv is NULL");
-  require(a->dev == b->dev && a->dev == c->dev, "a, b and c must be on one device");
+  require(a->dev == c->dev, "a and c must be on one device");
   set_device(a->dev);
   fr_t z;
   memcpy(&z, z_inv, sizeof z);
   stream_t s;
-  const unsigned block = VECTOR_THREADS;
-  const uint64_t blocks = (n + block - 1) / block;
-  h_pointwise<<<(unsigned)std::min<uint64_t>(blocks, VECTOR_MAX_BLOCKS), block, 0, s>>>(a->p, b->p, c->p, n, z);
+  bitrev_enqueue(a->p, log_n, h_from_coefficients{a->p, c->p, z}, s);
   CUZK_LAUNCHED();
   s.sync();
 }

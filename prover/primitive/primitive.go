@@ -180,7 +180,7 @@ type NTT struct {
 }
 
 // Workspace holds one partition's vectors on a device. Upload and Compact stage the partition
-// (outside the device's lock); NTT, Quotient and the MSMs are device work (under it). A
+// (outside the device's lock); NTT, Mul, Quotient and the MSMs are device work (under it). A
 // workspace is used by one goroutine at a time.
 type Workspace interface {
 	// Upload sets dst[:len(src)] = src and the rest of dst to zero.
@@ -190,8 +190,11 @@ type Workspace interface {
 	Compact(ctx context.Context, dst Buf, off int, src Buf, srcOff, n int, mask []uint64) (int, error)
 	// NTT transforms b[:2^logN] in place.
 	NTT(ctx context.Context, b Buf, logN int, cfg NTT) error
-	// Quotient sets a[i] = (a[i]·b[i] − c[i])·zInv for i < n; a, b and c are distinct.
-	Quotient(ctx context.Context, a, b, c Buf, n int, zInv fr.Element) error
+	// Mul sets a[i] = a[i]·b[i] for i < n; a and b are distinct.
+	Mul(ctx context.Context, a, b Buf, n int) error
+	// Quotient sets a[i] = (a[j] − c[j])·zInv for i < 2^logN, j the reversal of i's logN bits;
+	// a and c are distinct. It is the last step of Groth16's quotient (prover.quotient).
+	Quotient(ctx context.Context, a, c Buf, logN int, zInv fr.Element) error
 	// MSMG1 returns Σ s[off+i]·P_i over i < n, 1 ≤ n ≤ the section's length, for the G1 section
 	// sec of bases.
 	MSMG1(ctx context.Context, bases Bases, sec Section, s Buf, off, n int) (bls12381.G1Jac, error)

@@ -177,6 +177,9 @@ func (w *cpuWorkspace) Mul(ctx context.Context, a, b primitive.Buf, n int) error
 }
 
 func (w *cpuWorkspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int, zInv fr.Element) error {
+	if logN < 1 || logN > 40 {
+		return fmt.Errorf("quotient over 2^%d: bad size", logN)
+	}
 	if a == c {
 		return errors.New("quotient: a and c must be distinct buffers")
 	}

@@ -127,6 +127,8 @@ func TestCPUCompactQuotientAndMSM(t *testing.T) {
 	// (10 − 1)·3 and (21 − 1)·3 at positions 0 and 1, then positions 1 and 2 swapped.
 	require.Equal(t, []fr.Element{fr.NewElement(27), {}, fr.NewElement(60), {}}, ws.(*cpuWorkspace).bufs[primitive.BufA])
 	require.ErrorContains(t, ws.Quotient(ctx, primitive.BufA, primitive.BufA, 2, z), "distinct")
+	require.ErrorContains(t, ws.Quotient(ctx, primitive.BufA, primitive.BufC, -1, z), "bad size")
+	require.ErrorContains(t, ws.Quotient(ctx, primitive.BufA, primitive.BufC, 3, z), "out of range")
 
 	_, _, g1, g2 := bls12381.Generators()
 	srs := &primitive.SRS{BG1: []bls12381.G1Affine{g1, g1, g1}, BG2: []bls12381.G2Affine{g2, g2, g2}}

@@ -202,11 +202,7 @@ func TestNTTRoundTripDevice(t *testing.T) {
 	if testing.Short() {
 		maxLog = 14
 	}
-	buf, err := d.AllocScalars(3 + 1<<maxLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Close()
+	buf := testScalars(t, d, 3+1<<maxLog)
 	for _, logN := range []int{1, 2, 5, 10, 11, 13, 17, maxLog} {
 		if logN > maxLog {
 			continue
@@ -319,16 +315,8 @@ func TestCompactMatchesHost(t *testing.T) {
 					mask[len(mask)-1] |= ^uint64(0) << (n % 64) // past n: ignored
 				}
 				poison := randScalars(rng.Uint64(), dstOff+n+2)
-				sb, err := d.AllocScalars(len(src))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer sb.Close()
-				db, err := d.AllocScalars(len(poison))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer db.Close()
+				sb := testScalars(t, d, len(src))
+				db := testScalars(t, d, len(poison))
 				if err := sb.Upload(ctx, 0, src); err != nil {
 					t.Fatal(err)
 				}
@@ -365,16 +353,8 @@ func TestCompactMatchesHost(t *testing.T) {
 	}
 
 	// Bad calls are refused before any device work.
-	x, err := d.AllocScalars(100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	y, err := d.AllocScalars(100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer y.Close()
+	x := testScalars(t, d, 100)
+	y := testScalars(t, d, 100)
 	for _, c := range []struct {
 		name string
 		call func() (int, error)
@@ -424,11 +404,7 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 
 		bufs := make([]*Scalars, 3)
 		for i, v := range vecs {
-			buf, err := d.AllocScalars(n + 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer buf.Close()
+			buf := testScalars(t, d, n+1)
 			if err := buf.Upload(ctx, 0, v); err != nil {
 				t.Fatal(err)
 			}
@@ -452,16 +428,8 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 	}
 
 	// Bad calls are refused before any device work.
-	x, err := d.AllocScalars(8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	y, err := d.AllocScalars(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer y.Close()
+	x := testScalars(t, d, 8)
+	y := testScalars(t, d, 4)
 	for _, c := range []struct {
 		name string
 		err  error
@@ -528,11 +496,7 @@ func TestMSMG1MatchesGnark(t *testing.T) {
 	// scalars from a device buffer, with an offset
 	n := min(maxN, 5000)
 	sc := makeScalars(rng.Uint64(), n, kindMostlyBits)
-	buf, err := d.AllocScalars(n + 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Close()
+	buf := testScalars(t, d, n+9)
 	if err := buf.Upload(ctx, 9, sc); err != nil {
 		t.Fatal(err)
 	}

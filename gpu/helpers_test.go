@@ -111,3 +111,14 @@ func rMinusOne() fr.Element {
 }
 
 func newRandSeed(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d)) }
+
+// testScalars allocates n scalars on d, freed when the test ends.
+func testScalars(tb testing.TB, d *Device, n int) *Scalars {
+	tb.Helper()
+	s, err := d.AllocScalars(n)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}

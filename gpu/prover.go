@@ -636,7 +636,19 @@ func (ws *workspace) buf(b primitive.Buf) (*Scalars, error) {
 	return ws.bufs[b], nil
 }
 
+// bufPair returns the buffers a and b.
+func (ws *workspace) bufPair(a, b primitive.Buf) (*Scalars, *Scalars, error) {
+	x, err := ws.buf(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := ws.buf(b)
+	return x, y, err
+}
+
 func stageUpload(b *Breakdown) *time.Duration { return &b.Upload }
+
+func stagePointwise(b *Breakdown) *time.Duration { return &b.Pointwise }
 
 // Upload implements primitive.Workspace: src is copied to the device and the rest zeroed there.
 func (ws *workspace) Upload(ctx context.Context, dst primitive.Buf, src []fr.Element) error {
@@ -685,32 +697,20 @@ func (ws *workspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg pri
 
 // Mul implements primitive.Workspace.
 func (ws *workspace) Mul(ctx context.Context, a, b primitive.Buf, n int) error {
-	x, err := ws.buf(a)
+	x, y, err := ws.bufPair(a, b)
 	if err != nil {
 		return err
 	}
-	y, err := ws.buf(b)
-	if err != nil {
-		return err
-	}
-	return ws.p.timed(func(b *Breakdown) *time.Duration { return &b.Pointwise }, func() error {
-		return x.Mul(ctx, y, n)
-	})
+	return ws.p.timed(stagePointwise, func() error { return x.Mul(ctx, y, n) })
 }
 
 // Quotient implements primitive.Workspace; it counts the partition.
 func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int, zInv fr.Element) error {
-	x, err := ws.buf(a)
+	x, y, err := ws.bufPair(a, c)
 	if err != nil {
 		return err
 	}
-	y, err := ws.buf(c)
-	if err != nil {
-		return err
-	}
-	err = ws.p.timed(func(b *Breakdown) *time.Duration { return &b.Pointwise }, func() error {
-		return x.Quotient(ctx, y, logN, zInv)
-	})
+	err = ws.p.timed(stagePointwise, func() error { return x.Quotient(ctx, y, logN, zInv) })
 	if err == nil {
 		ws.p.mu.Lock()
 		ws.p.times.Partitions++

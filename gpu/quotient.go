@@ -34,21 +34,12 @@ func (s *Scalars) Zero(ctx context.Context, off, n int) error {
 // Mul sets s[i] = s[i]·b[i] for i < n on the device: in Groth16's quotient, the product of a
 // and b's values on the coset.
 func (s *Scalars) Mul(ctx context.Context, b *Scalars, n int) error {
-	if err := s.pair("multiply", b, n); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock, err := rlockOpen(s, b)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if err := s.dev.lib.b.frMul(s.dev.index, s.h, b.h, uint64(n)); err != nil {
-		return fmt.Errorf("gpu: multiply %d scalars: %w", n, err)
-	}
-	return nil
+	return s.withPair(ctx, "multiply", b, n, func() error {
+		if err := s.dev.lib.b.frMul(s.dev.index, s.h, b.h, uint64(n)); err != nil {
+			return fmt.Errorf("gpu: multiply %d scalars: %w", n, err)
+		}
+		return nil
+	})
 }
 
 // Quotient sets s[i] = (s[j] − c[j])·zInv for i < 2^logN, j the reversal of i's logN bits, on the
@@ -59,25 +50,17 @@ func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.El
 	if logN < 1 || logN > 28 {
 		return fmt.Errorf("gpu: quotient: log size %d outside [1, 28]", logN)
 	}
-	if err := s.pair("quotient", c, 1<<logN); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock, err := rlockOpen(s, c)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, c.h, logN, unsafe.Pointer(&zInv)); err != nil {
-		return fmt.Errorf("gpu: quotient over 2^%d: %w", logN, err)
-	}
-	return nil
+	return s.withPair(ctx, "quotient", c, 1<<logN, func() error {
+		if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, c.h, logN, unsafe.Pointer(&zInv)); err != nil {
+			return fmt.Errorf("gpu: quotient over 2^%d: %w", logN, err)
+		}
+		return nil
+	})
 }
 
-// pair checks that s and x are distinct buffers of one device with at least n elements each.
-func (s *Scalars) pair(op string, x *Scalars, n int) error {
+// withPair runs an operation of s and x, distinct buffers of one device with at least n elements
+// each, with both read-locked and open.
+func (s *Scalars) withPair(ctx context.Context, op string, x *Scalars, n int, run func() error) error {
 	if s == x {
 		return fmt.Errorf("gpu: %s: the two operands must be distinct buffers", op)
 	}
@@ -89,7 +72,15 @@ func (s *Scalars) pair(op string, x *Scalars, n int) error {
 			return err
 		}
 	}
-	return nil
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	unlock, err := rlockOpen(s, x)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return run()
 }
 
 // rlockOpen read-locks each buffer and returns the function that unlocks them, or ErrClosed

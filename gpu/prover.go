@@ -55,16 +55,7 @@ type ProverDevice struct {
 	srs    map[string]*SRS
 	idle   []*workspace // device buffers of finished partitions, reused by the next ones
 	times  Breakdown
-	msms   msmSpan // the MSMs running now, for Breakdown.MSMOverlap
 	closed bool
-}
-
-// msmSpan follows the MSMs that run at once: running counts them, since is when the count last
-// rose from 0, and done sums the durations of those that ended since.
-type msmSpan struct {
-	running int
-	since   time.Time
-	done    time.Duration
 }
 
 // maxIdleWorkspaces bounds the idle workspaces kept for reuse: one per worker of the usual two.
@@ -90,21 +81,17 @@ type Breakdown struct {
 	Evaluate    time.Duration // computing A·w, B·w, C·w on the device, outside the kernel lock
 	NTT         time.Duration // the six NTTs of H
 	Pointwise   time.Duration // a·b on the coset, and h's coefficients from a·b's and c's
-	// Each MSM's own time, from its call to its return. A partition's MSMs after H's run at once
-	// (primitive.ConcurrentMSMs), so their times overlap.
-	MSMH, MSMA, MSMB1, MSML, MSMB2 time.Duration
-	// MSMOverlap is the time the MSMs' own times count more than once: their sum less the time
-	// during which at least one ran.
-	MSMOverlap time.Duration
-}
-
-// MSMs returns the time during which at least one MSM ran.
-func (b Breakdown) MSMs() time.Duration {
-	return b.MSMH + b.MSMA + b.MSMB1 + b.MSML + b.MSMB2 - b.MSMOverlap
+	MSMH        time.Duration
+	MSMA        time.Duration
+	MSMB1       time.Duration
+	MSML        time.Duration
+	MSMB2       time.Duration
 }
 
 // Locked returns the time spent under the kernel lock, the SRS upload excepted.
-func (b Breakdown) Locked() time.Duration { return b.NTT + b.Pointwise + b.MSMs() }
+func (b Breakdown) Locked() time.Duration {
+	return b.NTT + b.Pointwise + b.MSMH + b.MSMA + b.MSMB1 + b.MSML + b.MSMB2
+}
 
 // Breakdown returns the device time spent so far, by stage.
 func (p *ProverDevice) Breakdown() Breakdown {
@@ -121,28 +108,6 @@ func (p *ProverDevice) timed(stage func(*Breakdown) *time.Duration, f func() err
 	p.mu.Lock()
 	*stage(&p.times) += d
 	p.mu.Unlock()
-	return err
-}
-
-// timedMSM is timed for an MSM, which may run beside others: it also adds to MSMOverlap what
-// the MSMs' times count twice once the last of the MSMs running together returns.
-func (p *ProverDevice) timedMSM(stage func(*Breakdown) *time.Duration, f func() error) error {
-	p.mu.Lock()
-	start := time.Now()
-	if p.msms.running == 0 {
-		p.msms.since, p.msms.done = start, 0
-	}
-	p.msms.running++
-	p.mu.Unlock()
-	err := f()
-	end := time.Now()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	*stage(&p.times) += end.Sub(start)
-	p.msms.done += end.Sub(start)
-	if p.msms.running--; p.msms.running == 0 {
-		p.times.MSMOverlap += p.msms.done - end.Sub(p.msms.since)
-	}
 	return err
 }
 
@@ -754,10 +719,6 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 	return err
 }
 
-// ConcurrentMSMs implements primitive.ConcurrentMSMs: the MSMs run at once, each on a CUDA
-// stream of its own.
-func (ws *workspace) ConcurrentMSMs() bool { return true }
-
 // resident returns bases as this device's SRS.
 func (ws *workspace) resident(bases primitive.Bases) (*SRS, error) {
 	s, ok := bases.(*SRS)
@@ -795,7 +756,7 @@ func (ws *workspace) MSMG1(ctx context.Context, bases primitive.Bases, sec primi
 	if g == nil {
 		return out, fmt.Errorf("gpu: msm: section %s is empty", sec)
 	}
-	err = ws.p.timedMSM(stage, func() (err error) {
+	err = ws.p.timed(stage, func() (err error) {
 		out, err = g.MSMDevice(ctx, s, off, n)
 		return err
 	})
@@ -816,7 +777,7 @@ func (ws *workspace) MSMG2(ctx context.Context, bases primitive.Bases, sb primit
 	if srs.b2 == nil {
 		return out, errors.New("gpu: msm: section b_g2 is empty")
 	}
-	err = ws.p.timedMSM(func(b *Breakdown) *time.Duration { return &b.MSMB2 }, func() (err error) {
+	err = ws.p.timed(func(b *Breakdown) *time.Duration { return &b.MSMB2 }, func() (err error) {
 		out, err = srs.b2.MSMDevice(ctx, s, off, n)
 		return err
 	})

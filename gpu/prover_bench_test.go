@@ -108,7 +108,6 @@ func BenchmarkProvePartitionGPU(b *testing.B) {
 				b.ReportMetric(ms(bd.Evaluate, warm.Evaluate), "evaluate-ms")
 				b.ReportMetric(ms(bd.NTT, warm.NTT), "ntt-ms")
 				b.ReportMetric(ms(bd.Pointwise, warm.Pointwise), "pointwise-ms")
-				b.ReportMetric(ms(bd.MSMs(), warm.MSMs()), "msms-ms")
 				b.ReportMetric(ms(bd.MSMH, warm.MSMH), "msmH-ms")
 				b.ReportMetric(ms(bd.MSMA, warm.MSMA), "msmA-ms")
 				b.ReportMetric(ms(bd.MSMB1, warm.MSMB1), "msmB1-ms")

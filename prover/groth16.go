@@ -8,7 +8,6 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/cuzk-go/cuzk/prover/primitive"
 	"github.com/cuzk-go/cuzk/synth"
@@ -21,8 +20,8 @@ import (
 //	    compute A·w, B·w, C·w from the shape); compact
 //	    the A query's scalars (when a_aux does not mark every aux variable; else A uses w) and
 //	    the B queries' scalars out of w by their densities.
-//	Run (under the lock): h = (a·b − c)/Z by six NTTs (quotient, below); then the MSM H (h),
-//	    then A, B_G1, L (w's aux part) and B_G2, at once on a primitive.ConcurrentMSMs.
+//	Run (under the lock): h = (a·b − c)/Z by six NTTs (quotient, below); then the MSMs H (h),
+//	    A, B_G1, L (w's aux part) and B_G2.
 //	Finalize: A, B, C from the MSMs, r and s.
 type groth16Device struct {
 	p primitive.Device
@@ -234,28 +233,12 @@ func (t *groth16Task) Run(ctx context.Context) error {
 			return err
 		}},
 	}
-	run := func(i int) error {
+	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := steps[i].run(); err != nil {
-			return fmt.Errorf("prover: %s msm on %s: %w", steps[i].sec, t.dev.Name(), err)
-		}
-		return nil
-	}
-	if err := run(0); err != nil { // H, the largest, alone: it fills the device by itself
-		return err
-	}
-	if c, ok := ws.(primitive.ConcurrentMSMs); ok && c.ConcurrentMSMs() {
-		var g errgroup.Group
-		for i := 1; i < len(steps); i++ {
-			g.Go(func() error { return run(i) })
-		}
-		return g.Wait()
-	}
-	for i := 1; i < len(steps); i++ {
-		if err := run(i); err != nil {
-			return err
+		if err := s.run(); err != nil {
+			return fmt.Errorf("prover: %s msm on %s: %w", s.sec, t.dev.Name(), err)
 		}
 	}
 	return nil

@@ -190,8 +190,7 @@ func breakdowns(gpus []*gpu.ProverDevice) []gpu.Breakdown {
 // (the engine preloads them while the first partitions synthesize), then each partition's mean
 // device time by stage — under the kernel lock the quotient's six NTTs, its element-wise steps
 // ("pointwise": the product on the coset, then h's coefficients fused with their bit reversal)
-// and the five MSMs (the time any ran, then each one's own: H's alone, the other four at once);
-// outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown
+// and the five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown
 // now less before.
 func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 	for i, g := range gpus {
@@ -205,10 +204,10 @@ func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 		ms := func(now, was time.Duration) string {
 			return fmt.Sprintf("%.1f", float64(now-was)/float64(time.Millisecond)/float64(n))
 		}
-		fmt.Printf("%s: per partition (mean of %d), ms: under the lock %s = NTTs %s + pointwise %s + MSMs %s (each: H %s, then at once A %s, B_G1 %s, L %s, B_G2 %s); outside it staging %s, evaluation %s\n",
-			g.Name(), n, ms(b.Locked(), a.Locked()), ms(b.NTT, a.NTT), ms(b.Pointwise, a.Pointwise), ms(b.MSMs(), a.MSMs()),
-			ms(b.MSMH, a.MSMH), ms(b.MSMA, a.MSMA), ms(b.MSMB1, a.MSMB1), ms(b.MSML, a.MSML), ms(b.MSMB2, a.MSMB2),
-			ms(b.Upload, a.Upload), ms(b.Evaluate, a.Evaluate))
+		fmt.Printf("%s: per partition (mean of %d), ms: under the lock %s = NTTs %s + pointwise %s + MSM H %s, A %s, B_G1 %s, L %s, B_G2 %s; outside it staging %s, evaluation %s\n",
+			g.Name(), n, ms(b.Locked(), a.Locked()), ms(b.NTT, a.NTT), ms(b.Pointwise, a.Pointwise), ms(b.MSMH, a.MSMH),
+			ms(b.MSMA, a.MSMA), ms(b.MSMB1, a.MSMB1), ms(b.MSML, a.MSML), ms(b.MSMB2, a.MSMB2), ms(b.Upload, a.Upload),
+			ms(b.Evaluate, a.Evaluate))
 	}
 }
 

@@ -204,16 +204,6 @@ type Workspace interface {
 	Release()
 }
 
-// ConcurrentMSMs is a Workspace whose MSMG1 and MSMG2 may run from several goroutines at once.
-// The recipe then runs the MSMs after H's (A, B_G1, L, B_G2) together: on a GPU each runs on a
-// stream of its own, and their serial steps (counting, sorting, the bucket sums), which leave
-// much of the device idle in an MSM of a few million points, fill it together instead.
-type ConcurrentMSMs interface {
-	Workspace
-	// ConcurrentMSMs reports whether the MSMs may run at once.
-	ConcurrentMSMs() bool
-}
-
 // Evaluator is a Device that can stage a partition from its assignment w alone, computing A·w,
 // B·w and C·w itself from the shape's matrices (which it keeps resident per shape), so that the
 // host never holds the evaluations. Its workspaces implement WitnessStager.

@@ -47,8 +47,8 @@ func (s *Scalars) Mul(ctx context.Context, b *Scalars, n int) error {
 // values on a coset where Z is the constant 1/zInv and c the inverse transform of c's values on
 // the domain, both left in bit-reversed order, it gives h's coefficients in natural order.
 func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.Element) error {
-	if logN < 1 || logN > 28 {
-		return fmt.Errorf("gpu: quotient: log size %d outside [1, 28]", logN)
+	if logN < 1 || logN > MaxLogNTT {
+		return fmt.Errorf("gpu: quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
 	return s.withPair(ctx, "quotient", c, 1<<logN, func() error {
 		if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, c.h, logN, unsafe.Pointer(&zInv)); err != nil {

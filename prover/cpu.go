@@ -121,10 +121,14 @@ func (w *cpuWorkspace) Compact(ctx context.Context, dst primitive.Buf, off int, 
 	return k, nil
 }
 
+// cpuMaxLogN bounds the CPU workspace's transforms and quotient, 2^logN elements: far past any
+// memory, it only keeps 1<<logN from overflowing.
+const cpuMaxLogN = 40
+
 // NTT maps the transform onto gnark-crypto's: DIF takes natural order to bit-reversed, DIT
 // bit-reversed to natural; natural → natural and bit-reversed → bit-reversed add a BitReverse.
 func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg primitive.NTT) error {
-	if logN < 1 || logN > 40 {
+	if logN < 1 || logN > cpuMaxLogN {
 		return fmt.Errorf("ntt of 2^%d: bad size", logN)
 	}
 	v, err := w.buf(b, 0, 1<<logN)
@@ -177,7 +181,7 @@ func (w *cpuWorkspace) Mul(ctx context.Context, a, b primitive.Buf, n int) error
 }
 
 func (w *cpuWorkspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int, zInv fr.Element) error {
-	if logN < 1 || logN > 40 {
+	if logN < 1 || logN > cpuMaxLogN {
 		return fmt.Errorf("quotient over 2^%d: bad size", logN)
 	}
 	if a == c {

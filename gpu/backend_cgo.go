@@ -24,6 +24,7 @@ typedef struct {
 	cuzk_error_t (*fr_zero)(cuzk_fr_buf_t *, uint64_t, uint64_t);
 	cuzk_error_t (*fr_mul)(cuzk_fr_buf_t *, const cuzk_fr_buf_t *, uint64_t);
 	cuzk_error_t (*fr_quotient)(cuzk_fr_buf_t *, const cuzk_fr_buf_t *, uint32_t, const void *);
+	cuzk_error_t (*groth16_h)(cuzk_fr_buf_t *, cuzk_fr_buf_t *, cuzk_fr_buf_t *, uint32_t, const void *, uint64_t *);
 	cuzk_error_t (*fr_compact)(cuzk_fr_buf_t *, uint64_t, const cuzk_fr_buf_t *, uint64_t, uint64_t, const uint64_t *, uint64_t *);
 	cuzk_error_t (*ntt_device)(cuzk_fr_buf_t *, uint64_t, uint32_t, const cuzk_ntt_cfg_t *);
 	cuzk_error_t (*ntt_host)(int32_t, void *, uint32_t, const cuzk_ntt_cfg_t *);
@@ -81,6 +82,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(fr_zero, "cuzk_fr_zero");
 	SYM(fr_mul, "cuzk_fr_mul");
 	SYM(fr_quotient, "cuzk_fr_quotient");
+	SYM(groth16_h, "cuzk_groth16_h");
 	SYM(fr_compact, "cuzk_fr_compact");
 	SYM(ntt_device, "cuzk_ntt_device");
 	SYM(ntt_host, "cuzk_ntt_host");
@@ -133,6 +135,10 @@ static cuzk_error_t t_fr_mul(cuzk_table *t, uintptr_t a, uintptr_t b, uint64_t n
 }
 static cuzk_error_t t_fr_quotient(cuzk_table *t, uintptr_t a, uintptr_t c, uint32_t log_n, const void *z) {
 	return t->fr_quotient((cuzk_fr_buf_t *)a, (const cuzk_fr_buf_t *)c, log_n, z);
+}
+static cuzk_error_t t_groth16_h(cuzk_table *t, uintptr_t a, uintptr_t b, uintptr_t c, uint32_t log_n, const void *z,
+		uint64_t *ns) {
+	return t->groth16_h((cuzk_fr_buf_t *)a, (cuzk_fr_buf_t *)b, (cuzk_fr_buf_t *)c, log_n, z, ns);
 }
 static cuzk_error_t t_fr_compact(cuzk_table *t, uintptr_t dst, uint64_t doff, uintptr_t src, uint64_t soff, uint64_t n,
 		const uint64_t *mask, uint64_t *selected) {
@@ -214,6 +220,7 @@ import "C"
 
 import (
 	"fmt"
+	"time"
 	"unsafe"
 )
 
@@ -313,6 +320,12 @@ func (b *backend) frMul(dev int, a, bb uintptr, n uint64) error {
 
 func (b *backend) frQuotient(dev int, a, c uintptr, logN int, zInv unsafe.Pointer) error {
 	return b.check(dev, C.t_fr_quotient(b.t, C.uintptr_t(a), C.uintptr_t(c), C.uint32_t(logN), zInv))
+}
+
+func (b *backend) groth16H(dev int, a, bb, c uintptr, logN int, zInv unsafe.Pointer) (ntt, pointwise time.Duration, err error) {
+	var ns [2]C.uint64_t
+	err = b.check(dev, C.t_groth16_h(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uintptr_t(c), C.uint32_t(logN), zInv, &ns[0]))
+	return time.Duration(ns[0]), time.Duration(ns[1]), err
 }
 
 func (b *backend) frCompact(dev int, dst uintptr, dstOff uint64, src uintptr, srcOff, n uint64, mask *uint64) (uint64, error) {

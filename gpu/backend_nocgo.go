@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"fmt"
+	"time"
 	"unsafe"
 )
 
@@ -31,6 +32,9 @@ func (b *backend) frZero(int, uintptr, uint64, uint64) error { return ErrNotLoad
 func (b *backend) frMul(int, uintptr, uintptr, uint64) error { return ErrNotLoaded }
 func (b *backend) frQuotient(int, uintptr, uintptr, int, unsafe.Pointer) error {
 	return ErrNotLoaded
+}
+func (b *backend) groth16H(int, uintptr, uintptr, uintptr, int, unsafe.Pointer) (time.Duration, time.Duration, error) {
+	return 0, 0, ErrNotLoaded
 }
 func (b *backend) frCompact(int, uintptr, uint64, uintptr, uint64, uint64, *uint64) (uint64, error) {
 	return 0, ErrNotLoaded

@@ -447,6 +447,104 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 	}
 }
 
+// TestGroth16HMatchesSteps checks the one-call quotient against the same recipe run a step at a
+// time on the device (NTT, Mul and Quotient, each checked against gnark-crypto and the host above).
+func TestGroth16HMatchesSteps(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	ctx := context.Background()
+	maxLog := 20
+	if testing.Short() {
+		maxLog = 12
+	}
+	one := fr.NewElement(1)
+	steps := func(a, b, c *Scalars, logN int, zInv fr.Element) error {
+		for _, x := range []*Scalars{a, b, c} {
+			if err := x.NTT(ctx, 0, logN, NTTConfig{Inverse: true, OutputBitReversed: true}); err != nil {
+				return err
+			}
+		}
+		for _, x := range []*Scalars{a, b} {
+			if err := x.NTT(ctx, 0, logN, NTTConfig{Coset: true, InputBitReversed: true}); err != nil {
+				return err
+			}
+		}
+		if err := a.Mul(ctx, b, 1<<logN); err != nil {
+			return err
+		}
+		if err := a.NTT(ctx, 0, logN, NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true}); err != nil {
+			return err
+		}
+		return a.Quotient(ctx, c, logN, zInv)
+	}
+	for logN := 1; logN <= maxLog; logN++ {
+		n := 1 << logN
+		vecs := make([][]fr.Element, 3)
+		for i := range vecs {
+			vecs[i] = randScalars(rng.Uint64(), n+1) // element n must stay as it is
+			for _, e := range []fr.Element{{}, one, rMinusOne()} {
+				vecs[i][rng.IntN(n)] = e
+			}
+		}
+		zInv := randScalars(rng.Uint64(), 1)[0]
+		var results [2][]fr.Element
+		for r := range results {
+			bufs := make([]*Scalars, 3)
+			for i, v := range vecs {
+				bufs[i] = testScalars(t, d, n+1)
+				if err := bufs[i].Upload(ctx, 0, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if r == 0 {
+				if err := steps(bufs[0], bufs[1], bufs[2], logN, zInv); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				ntt, pointwise, err := bufs[0].Groth16H(ctx, bufs[1], bufs[2], logN, zInv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ntt <= 0 || pointwise <= 0 {
+					t.Fatalf("2^%d: device times %v and %v, want both positive", logN, ntt, pointwise)
+				}
+			}
+			results[r] = make([]fr.Element, n+1)
+			if err := bufs[0].Download(ctx, 0, results[r]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if results[1][n] != vecs[0][n] {
+			t.Fatalf("2^%d: the element past the domain changed", logN)
+		}
+		for i := range results[0] {
+			if results[1][i] != results[0][i] {
+				t.Fatalf("2^%d: element %d: one call %v, steps %v", logN, i, results[1][i].String(), results[0][i].String())
+			}
+		}
+	}
+
+	// Bad calls are refused before any device work.
+	x, y, z := testScalars(t, d, 8), testScalars(t, d, 8), testScalars(t, d, 4)
+	for _, c := range []struct {
+		name    string
+		a, b, c *Scalars
+		logN    int
+		want    string
+	}{
+		{"a and b the same", x, x, y, 2, "distinct"},
+		{"b and c the same", x, y, y, 2, "distinct"},
+		{"range", x, y, z, 3, "out of range"},
+		{"size", x, y, z, 0, "outside [1, 28]"},
+		{"size too large", x, y, z, MaxLogNTT + 1, "outside [1, 28]"},
+	} {
+		_, _, err := c.a.Groth16H(ctx, c.b, c.c, c.logN, fr.Element{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
 func TestMSMG1MatchesGnark(t *testing.T) {
 	d := testDevice(t)
 	rng := newRand(t)

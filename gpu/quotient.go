@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -34,12 +36,12 @@ func (s *Scalars) Zero(ctx context.Context, off, n int) error {
 // Mul sets s[i] = s[i]·b[i] for i < n on the device: in Groth16's quotient, the product of a
 // and b's values on the coset.
 func (s *Scalars) Mul(ctx context.Context, b *Scalars, n int) error {
-	return s.withPair(ctx, "multiply", b, n, func() error {
+	return s.withOperands(ctx, "multiply", n, func() error {
 		if err := s.dev.lib.b.frMul(s.dev.index, s.h, b.h, uint64(n)); err != nil {
 			return fmt.Errorf("gpu: multiply %d scalars: %w", n, err)
 		}
 		return nil
-	})
+	}, b)
 }
 
 // Quotient sets s[i] = (s[j] − c[j])·zInv for i < 2^logN, j the reversal of i's logN bits, on the
@@ -50,32 +52,57 @@ func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.El
 	if logN < 1 || logN > MaxLogNTT {
 		return fmt.Errorf("gpu: quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
-	return s.withPair(ctx, "quotient", c, 1<<logN, func() error {
+	return s.withOperands(ctx, "quotient", 1<<logN, func() error {
 		if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, c.h, logN, unsafe.Pointer(&zInv)); err != nil {
 			return fmt.Errorf("gpu: quotient over 2^%d: %w", logN, err)
 		}
 		return nil
-	})
+	}, c)
 }
 
-// withPair runs an operation of s and x, distinct buffers of one device with at least n elements
-// each, with both read-locked and open.
-func (s *Scalars) withPair(ctx context.Context, op string, x *Scalars, n int, run func() error) error {
-	if s == x {
-		return fmt.Errorf("gpu: %s: the two operands must be distinct buffers", op)
+// Groth16H computes Groth16's quotient h = (a·b − c)/Z, Z = X^n − 1 with n = 2^logN, from a = s,
+// b and c's values over the domain in natural order, in one device call: the steps of NTT, Mul
+// and Quotient that prover's quotient takes (three inverse transforms, two coset transforms, a·b,
+// an inverse coset transform, Quotient with zInv = 1/(7^n − 1)), on one stream, waited for once.
+// s then holds h's coefficients in natural order, and b and c are overwritten. It returns the
+// device time of the six transforms and of the two element-wise steps.
+//
+// The single call is what makes it faster than the steps: a goroutine that returns from a device
+// call may wait for the Go scheduler, up to tens of milliseconds when every core is busy (with
+// synthesis), and the device idles meanwhile.
+func (s *Scalars) Groth16H(ctx context.Context, b, c *Scalars, logN int, zInv fr.Element) (ntt, pointwise time.Duration, err error) {
+	if logN < 1 || logN > MaxLogNTT {
+		return 0, 0, fmt.Errorf("gpu: groth16 quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
-	if s.dev != x.dev {
-		return fmt.Errorf("gpu: %s: buffers on different devices", op)
-	}
-	for _, y := range []*Scalars{s, x} {
-		if err := y.checkRange(op, 0, n); err != nil {
+	err = s.withOperands(ctx, "groth16 quotient", 1<<logN, func() error {
+		ntt, pointwise, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, c.h, logN, unsafe.Pointer(&zInv))
+		if err != nil {
+			return fmt.Errorf("gpu: groth16 quotient over 2^%d: %w", logN, err)
+		}
+		return nil
+	}, b, c)
+	return ntt, pointwise, err
+}
+
+// withOperands runs an operation of s and others, distinct buffers of one device with at least n
+// elements each, with all of them read-locked and open.
+func (s *Scalars) withOperands(ctx context.Context, op string, n int, run func() error, others ...*Scalars) error {
+	all := append([]*Scalars{s}, others...)
+	for i, x := range all {
+		if slices.Contains(all[:i], x) {
+			return fmt.Errorf("gpu: %s: the operands must be distinct buffers", op)
+		}
+		if x.dev != s.dev {
+			return fmt.Errorf("gpu: %s: buffers on different devices", op)
+		}
+		if err := x.checkRange(op, 0, n); err != nil {
 			return err
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	unlock, err := rlockOpen(s, x)
+	unlock, err := rlockOpen(all...)
 	if err != nil {
 		return err
 	}

@@ -215,3 +215,50 @@ func TestParametersIdentity(t *testing.T) {
 	require.Equal(t, "porep-32g", p.Identity())
 	require.Equal(t, "porep-32g", p.SRS().ID)
 }
+
+// quotientRunner is a CPU workspace that also takes the quotient in one call, recording it; it
+// fails the test if a step of the quotient is called on it.
+type quotientRunner struct {
+	*cpuWorkspace
+	t     *testing.T
+	calls []int
+	zInv  fr.Element
+}
+
+func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, zInv fr.Element) error {
+	q.calls = append(q.calls, logN)
+	q.zInv = zInv
+	return nil
+}
+
+func (q *quotientRunner) NTT(context.Context, primitive.Buf, int, primitive.NTT) error {
+	q.t.Error("NTT called beside RunQuotient")
+	return nil
+}
+
+func (q *quotientRunner) Mul(context.Context, primitive.Buf, primitive.Buf, int) error {
+	q.t.Error("Mul called beside RunQuotient")
+	return nil
+}
+
+func (q *quotientRunner) Quotient(context.Context, primitive.Buf, primitive.Buf, int, fr.Element) error {
+	q.t.Error("Quotient called beside RunQuotient")
+	return nil
+}
+
+// TestQuotientTakesTheRunner checks that a workspace implementing primitive.QuotientRunner gets
+// the whole quotient as one call, with the domain's size and 1/(7^m − 1).
+func TestQuotientTakesTheRunner(t *testing.T) {
+	ctx := context.Background()
+	ws, err := (&cpuPrimitives{}).Workspace(ctx, primitive.Dims{Domain: 8, W: 1, B: 1})
+	require.NoError(t, err)
+	defer ws.Release()
+	q := &quotientRunner{cpuWorkspace: ws.(*cpuWorkspace), t: t}
+	task := &groth16Task{ws: q, dims: primitive.Dims{Domain: 8}}
+	require.NoError(t, task.quotient(ctx))
+	require.Equal(t, []int{3}, q.calls)
+	var want fr.Element
+	want.SetUint64(7 * 7 * 7 * 7 * 7 * 7 * 7 * 7) // 7^8
+	want.Sub(&want, new(fr.Element).SetOne()).Inverse(&want)
+	require.Equal(t, want, q.zInv)
+}

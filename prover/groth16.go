@@ -256,9 +256,13 @@ func (t *groth16Task) Run(ctx context.Context) error {
 // Six transforms instead of seven, equal to the seven-transform recipe element for element, even
 // for an unsatisfied assignment. The inverse transforms leave bit-reversed order and the coset
 // transforms take it, so no transform permutes; Quotient's bit reversal gives h natural order.
+// A workspace that implements primitive.QuotientRunner (a GPU's) takes these steps in one call.
 func (t *groth16Task) quotient(ctx context.Context) error {
 	m := t.dims.Domain
 	logM := bits.TrailingZeros(uint(m))
+	if r, ok := t.ws.(primitive.QuotientRunner); ok {
+		return r.RunQuotient(ctx, logM, zInverseOnCoset(m))
+	}
 	toBitReversed := primitive.NTT{Inverse: true, OutputBitReversed: true}
 	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
 		if err := t.ws.NTT(ctx, b, logM, toBitReversed); err != nil {

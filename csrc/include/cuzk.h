@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 8
+#define CUZK_ABI_VERSION 9
 
 /* Error codes. */
 enum {
@@ -109,6 +109,18 @@ CUZK_API cuzk_error_t cuzk_fr_mul(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, uint
  * Z is the constant 1/z_inv and c the inverse transform of c's values, both in bit-reversed
  * order, it leaves h's coefficients in natural order. */
 CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c, uint32_t log_n, const void *z_inv);
+/* Groth16's whole quotient h = (a·b − c)/Z, Z = X^n − 1, n = 2^log_n (1 ≤ log_n ≤ 28), from a, b
+ * and c's values over the domain (natural order), on one stream and waited for once: the inverse
+ * transforms of a, b and c (to bit-reversed order), the coset transforms of a and b (to natural
+ * order), a ← a·b, the inverse coset transform of a (to bit-reversed order), then
+ * cuzk_fr_quotient's step with c. a, b and c are distinct buffers on one device of at least n
+ * elements; on return a holds h's coefficients in natural order and b and c are overwritten.
+ * z_inv is 1/(g^n − 1) for the default coset shift g = 7 (one fr.Element, Montgomery form).
+ * device_ns[0] receives the device time of the six transforms, device_ns[1] that of the two
+ * element-wise steps, in nanoseconds. One call instead of eight, so that no step waits for the
+ * host between two others. */
+CUZK_API cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t *a, cuzk_fr_buf_t *b, cuzk_fr_buf_t *c, uint32_t log_n,
+                                     const void *z_inv, uint64_t device_ns[2]);
 /* Compaction by a bitmap: dst[dst_off + r] = src[src_off + i] for the r-th i < n whose bit is
  * set in mask (bit i%64 of mask[i/64]; (n+63)/64 words in host memory, bits ≥ n ignored), in
  * order. *selected receives the count. dst and src are distinct buffers on one device. */

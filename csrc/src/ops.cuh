@@ -52,6 +52,9 @@ uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* s
                     const uint64_t* mask);
 void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n);
 void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv);
+// vector.cu: Groth16's whole quotient on one stream, waited for once (cuzk_groth16_h).
+void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv,
+               uint64_t ns[2]);
 
 // decode.cu: copies count encoded points (96 or 192 bytes each) from host memory to
 // b[off : off+count] and decodes them there (decode.cuh); returns the lowest failing

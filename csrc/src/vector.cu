@@ -115,38 +115,115 @@ uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* s
   return count;
 }
 
-// fr_mul sets a[i] = a[i]·b[i] for i < n (cuzk_fr_mul).
-void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n) {
-  check_buf(a, n, "a");
-  check_buf(b, n, "b");
-  require(a != b, "a and b must be distinct buffers");
-  require(a->dev == b->dev, "a and b must be on one device");
-  set_device(a->dev);
-  stream_t s;
+// mul_enqueue enqueues a[i] = a[i]·b[i] for i < n on s.
+static void mul_enqueue(fr_t* a, const fr_t* b, uint64_t n, cudaStream_t s) {
   const unsigned block = VECTOR_THREADS;
   const uint64_t blocks = (n + block - 1) / block;
-  if (n) mul_pointwise<<<(unsigned)std::min<uint64_t>(blocks, VECTOR_MAX_BLOCKS), block, 0, s>>>(a->p, b->p, n);
+  if (n) mul_pointwise<<<(unsigned)std::min<uint64_t>(blocks, VECTOR_MAX_BLOCKS), block, 0, s>>>(a, b, n);
   CUZK_LAUNCHED();
+}
+
+// quotient_enqueue enqueues a[i] = (a[j] − c[j])·z_inv, j the reversal of i's log_n bits, on s.
+static void quotient_enqueue(fr_t* a, const fr_t* c, uint32_t log_n, const fr_t& z_inv, cudaStream_t s) {
+  bitrev_enqueue(a, log_n, h_from_coefficients{a, c, z_inv}, s);
+  CUZK_LAUNCHED();
+}
+
+// check_pair refuses x and y unless they are distinct buffers of one device, each of at least n
+// elements.
+static void check_pair(const cuzk_fr_buf_t* x, const char* xn, const cuzk_fr_buf_t* y, const char* yn,
+                       uint64_t n) {
+  check_buf(x, n, xn);
+  check_buf(y, n, yn);
+  require(x != y, std::string(xn) + " and " + yn + " must be distinct buffers");
+  require(x->dev == y->dev, std::string(xn) + " and " + yn + " must be on one device");
+}
+
+static void check_log_n(uint32_t log_n) {
+  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
+}
+
+// fr_mul sets a[i] = a[i]·b[i] for i < n (cuzk_fr_mul).
+void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n) {
+  check_pair(a, "a", b, "b", n);
+  set_device(a->dev);
+  stream_t s;
+  mul_enqueue(a->p, b->p, n, s);
   s.sync();
 }
 
 // fr_quotient sets a[i] = (a[j] − c[j])·z_inv, j the reversal of i's log_n
 // bits, for i < 2^log_n (cuzk_fr_quotient).
 void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv) {
-  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
-  const uint64_t n = 1ull << log_n;
-  check_buf(a, n, "a");
-  check_buf(c, n, "c");
-  require(a != c, "a and c must be distinct buffers");
+  check_log_n(log_n);
+  check_pair(a, "a", c, "c", 1ull << log_n);
   require(z_inv != nullptr, "z_inv is NULL");
-  require(a->dev == c->dev, "a and c must be on one device");
   set_device(a->dev);
   fr_t z;
   memcpy(&z, z_inv, sizeof z);
   stream_t s;
-  bitrev_enqueue(a->p, log_n, h_from_coefficients{a->p, c->p, z}, s);
-  CUZK_LAUNCHED();
+  quotient_enqueue(a->p, c->p, log_n, z, s);
   s.sync();
+}
+
+// event_t owns a CUDA event that records time.
+struct event_t {
+  cudaEvent_t e = nullptr;
+  event_t() { CUZK_CUDA(cudaEventCreate(&e)); }
+  ~event_t() {
+    if (e) cudaEventDestroy(e);
+  }
+  event_t(const event_t&) = delete;
+  event_t& operator=(const event_t&) = delete;
+};
+
+// elapsed_ns returns the device time between two recorded events, in nanoseconds.
+static uint64_t elapsed_ns(const event_t& from, const event_t& to) {
+  float ms = 0;
+  CUZK_CUDA(cudaEventElapsedTime(&ms, from.e, to.e));
+  return (uint64_t)((double)ms * 1e6);
+}
+
+// groth16_h runs the whole quotient on one stream and waits once (cuzk_groth16_h):
+//
+//	iNTT of a, b, c (natural → bit-reversed); coset NTT of a and b (→ natural);
+//	a ← a·b; inverse coset NTT of a (→ bit-reversed); a ← (a − c)·z_inv in natural order.
+//
+// ns[0] receives the device time of the six transforms, ns[1] that of the two element-wise steps.
+void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv,
+               uint64_t ns[2]) {
+  check_log_n(log_n);
+  const uint64_t n = 1ull << log_n;
+  check_pair(a, "a", b, "b", n);
+  check_pair(a, "a", c, "c", n);
+  check_pair(b, "b", c, "c", n);
+  require(z_inv != nullptr && ns != nullptr, "z_inv or ns is NULL");
+  set_device(a->dev);
+  fr_t z;
+  memcpy(&z, z_inv, sizeof z);
+  cuzk_ntt_cfg_t to_bitrev{}, coset{}, inv_coset{};
+  to_bitrev.inverse = 1;
+  to_bitrev.out_bitrev = 1;
+  coset.coset = 1;
+  coset.in_bitrev = 1;
+  inv_coset.inverse = 1;
+  inv_coset.coset = 1;
+  inv_coset.out_bitrev = 1;
+  stream_t s;
+  event_t start, transformed, multiplied, interpolated, done;
+  CUZK_CUDA(cudaEventRecord(start.e, s));
+  for (cuzk_fr_buf_t* x : {a, b, c}) ntt_run(a->dev, x->p, log_n, to_bitrev, s);
+  for (cuzk_fr_buf_t* x : {a, b}) ntt_run(a->dev, x->p, log_n, coset, s);
+  CUZK_CUDA(cudaEventRecord(transformed.e, s));
+  mul_enqueue(a->p, b->p, n, s);
+  CUZK_CUDA(cudaEventRecord(multiplied.e, s));
+  ntt_run(a->dev, a->p, log_n, inv_coset, s);
+  CUZK_CUDA(cudaEventRecord(interpolated.e, s));
+  quotient_enqueue(a->p, c->p, log_n, z, s);
+  CUZK_CUDA(cudaEventRecord(done.e, s));
+  s.sync();
+  ns[0] = elapsed_ns(start, transformed) + elapsed_ns(multiplied, interpolated);
+  ns[1] = elapsed_ns(transformed, multiplied) + elapsed_ns(interpolated, done);
 }
 
 }  // namespace cuzk

@@ -204,6 +204,15 @@ type Workspace interface {
 	Release()
 }
 
+// QuotientRunner is a Workspace that computes Groth16's whole quotient in one call: the steps of
+// prover's quotient (NTT, Mul, Quotient) on BufA, BufB and BufC, with h's coefficients left in
+// BufA in natural order and BufB and BufC overwritten; zInv = 1/(7^(2^logN) − 1). A device whose
+// host would otherwise return between steps (and may be resumed late by the Go scheduler when
+// every core is busy) keeps its work back to back this way.
+type QuotientRunner interface {
+	RunQuotient(ctx context.Context, logN int, zInv fr.Element) error
+}
+
 // Evaluator is a Device that can stage a partition from its assignment w alone, computing A·w,
 // B·w and C·w itself from the shape's matrices (which it keeps resident per shape), so that the
 // host never holds the evaluations. Its workspaces implement WitnessStager.

@@ -35,6 +35,7 @@ typedef struct {
 	cuzk_error_t (*bases_write_encoded)(cuzk_bases_t *, uint64_t, const void *, uint64_t, uint64_t *, uint32_t *);
 	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
+	cuzk_error_t (*msm_batch)(cuzk_msm_job_t *, uint32_t, void *);
 	// debug_field is NULL when the library was built without test kernels.
 	cuzk_error_t (*debug_field)(int32_t, int32_t, int32_t, const void *, const void *, void *, uint64_t);
 	// Resident matrices and compact witnesses.
@@ -99,6 +100,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_write_encoded, "cuzk_bases_write_encoded");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
+	SYM(msm_batch, "cuzk_msm_batch");
 	// Fixed-base scalar multiplication.
 	SYM(fixedbase_new, "cuzk_fixedbase_new");
 	SYM(fixedbase_free, "cuzk_fixedbase_free");
@@ -171,6 +173,26 @@ static cuzk_error_t t_bases_write_encoded(cuzk_table *t, uintptr_t b, uint64_t o
 }
 static cuzk_error_t t_msm_host(cuzk_table *t, uintptr_t b, const void *s, uint64_t n, void *out) {
 	return t->msm_host((cuzk_bases_t *)b, s, n, out);
+}
+// t_msm_batch builds the job array of cuzk_msm_batch in C memory from the jobs' columns, and
+// copies each job's device time back to ns.
+static cuzk_error_t t_msm_batch(cuzk_table *t, const uintptr_t *bases, const uintptr_t *scalars, const uint64_t *off,
+		const uint64_t *n, uint64_t *ns, uint32_t count, void *out) {
+	cuzk_msm_job_t *jobs = calloc(count ? count : 1, sizeof(cuzk_msm_job_t));
+	if (!jobs) {
+		cuzk_error_t e = {CUZK_ERR_OOM, NULL};
+		return e;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		jobs[i].bases = (cuzk_bases_t *)bases[i];
+		jobs[i].scalars = (cuzk_fr_buf_t *)scalars[i];
+		jobs[i].off = off[i];
+		jobs[i].n = n[i];
+	}
+	cuzk_error_t e = t->msm_batch(jobs, count, out);
+	for (uint32_t i = 0; i < count; i++) ns[i] = jobs[i].device_ns;
+	free(jobs);
+	return e;
 }
 static cuzk_error_t t_msm_device(cuzk_table *t, uintptr_t b, uintptr_t s, uint64_t off, uint64_t n, void *out) {
 	return t->msm_device((cuzk_bases_t *)b, (cuzk_fr_buf_t *)s, off, n, out);
@@ -400,6 +422,18 @@ func (b *backend) msmHost(dev int, h uintptr, scalars unsafe.Pointer, n uint64, 
 
 func (b *backend) msmDevice(dev int, h, s uintptr, off, n uint64, out unsafe.Pointer) error {
 	return b.check(dev, C.t_msm_device(b.t, C.uintptr_t(h), C.uintptr_t(s), C.uint64_t(off), C.uint64_t(n), out))
+}
+
+// msmBatch runs cuzk_msm_batch on the jobs given as columns (bases and scalars handles, offsets,
+// lengths); out receives the Jacobian results one after the other, ns each job's device time.
+func (b *backend) msmBatch(dev int, bases, scalars []uintptr, off, n []uint64, ns []uint64, out unsafe.Pointer) error {
+	k := len(bases)
+	if len(scalars) != k || len(off) != k || len(n) != k || len(ns) != k || k == 0 {
+		return fmt.Errorf("msm batch: %d, %d, %d, %d and %d job columns", k, len(scalars), len(off), len(n), len(ns))
+	}
+	return b.check(dev, C.t_msm_batch(b.t, (*C.uintptr_t)(unsafe.Pointer(&bases[0])), (*C.uintptr_t)(unsafe.Pointer(&scalars[0])),
+		(*C.uint64_t)(unsafe.Pointer(&off[0])), (*C.uint64_t)(unsafe.Pointer(&n[0])), (*C.uint64_t)(unsafe.Pointer(&ns[0])),
+		C.uint32_t(k), out))
 }
 
 func (b *backend) debugField(dev, field, op int, a, bb, out unsafe.Pointer, n uint64) error {

@@ -545,6 +545,91 @@ func TestGroth16HMatchesSteps(t *testing.T) {
 	}
 }
 
+// TestMSMsMatchOneAtATime checks a batch of G1 and G2 MSMs (one scalar buffer shared by several
+// jobs, offsets, mostly 0/1 and random scalars) against the same MSMs run one call each, and the
+// refusal of bad jobs before any runs.
+func TestMSMsMatchOneAtATime(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	const n1, n2 = 1 << 12, 1 << 10
+	g1, err := d.UploadG1Bases(g1Points(n1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1.Close()
+	g2, err := d.UploadG2Bases(g2Points(n2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Close()
+	sc := randScalars(newRand(t).Uint64(), n1+100)
+	for i := 0; i < len(sc); i += 3 { // mostly bits, as a witness
+		sc[i].SetUint64(uint64(i/3) & 1)
+	}
+	s := testScalars(t, d, len(sc))
+	if err := s.Upload(ctx, 0, sc); err != nil {
+		t.Fatal(err)
+	}
+	jobs := []MSMJob{
+		{G1: g1, Scalars: s, N: n1},
+		{G1: g1, Scalars: s, Off: 100, N: n1 - 7},
+		{G2: g2, Scalars: s, Off: 3, N: n2},
+		{G1: g1, Scalars: s, Off: 50, N: 1},
+	}
+	res, err := d.MSMs(ctx, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(jobs) {
+		t.Fatalf("%d results for %d jobs", len(res), len(jobs))
+	}
+	for i, j := range jobs {
+		if res[i].Time <= 0 {
+			t.Errorf("job %d: device time %v, want positive", i, res[i].Time)
+		}
+		if j.G1 != nil {
+			want, err := j.G1.MSMDevice(ctx, s, j.Off, j.N)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res[i].G1.Equal(&want) {
+				t.Errorf("job %d (G1): the batch's result differs from the single call's", i)
+			}
+		} else {
+			want, err := j.G2.MSMDevice(ctx, s, j.Off, j.N)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res[i].G2.Equal(&want) {
+				t.Errorf("job %d (G2): the batch's result differs from the single call's", i)
+			}
+		}
+	}
+
+	for _, c := range []struct {
+		name string
+		job  MSMJob
+		want string
+	}{
+		{"no bases", MSMJob{Scalars: s, N: 1}, "job 1: want exactly one of G1 and G2 bases"},
+		{"both bases", MSMJob{G1: g1, G2: g2, Scalars: s, N: 1}, "job 1: want exactly one"},
+		{"no scalars", MSMJob{G1: g1, N: 1}, "job 1: no scalars"},
+		{"no points", MSMJob{G1: g1, Scalars: s}, "job 1: 0 scalars for 4096 bases"},
+		{"more scalars than bases", MSMJob{G2: g2, Scalars: s, N: n2 + 1}, "job 1: 1025 scalars for 1024 bases"},
+		{"past the scalars", MSMJob{G1: g1, Scalars: s, Off: 200, N: n1}, "out of range"},
+	} {
+		_, err := d.MSMs(ctx, []MSMJob{jobs[0], c.job})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	closed := testScalars(t, d, 8)
+	closed.Close()
+	if _, err := d.MSMs(ctx, []MSMJob{{G1: g1, Scalars: closed, N: 8}}); !errors.Is(err, ErrClosed) {
+		t.Errorf("closed scalars: got error %v, want ErrClosed", err)
+	}
+}
+
 func TestMSMG1MatchesGnark(t *testing.T) {
 	d := testDevice(t)
 	rng := newRand(t)

@@ -2,8 +2,11 @@ package gpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -216,3 +219,112 @@ func (g *G2Bases) MSMDevice(ctx context.Context, s *Scalars, off, n int) (bls123
 
 // Close frees the device memory; later calls return ErrClosed.
 func (g *G2Bases) Close() error { return g.b.close() }
+
+// MSMJob is one MSM of Device.MSMs: Σ Scalars[Off+i]·P_i over i < N, with P the G1 or the G2
+// bases (exactly one of the two set).
+type MSMJob struct {
+	G1      *G1Bases
+	G2      *G2Bases
+	Scalars *Scalars
+	Off, N  int
+}
+
+// MSMResult is one job's result (in G1 or G2, as its bases) and the device time it took.
+type MSMResult struct {
+	G1   bls12381.G1Jac
+	G2   bls12381.G2Jac
+	Time time.Duration
+}
+
+// jacWords are the 64-bit words of a Jacobian point: X, Y, Z of 6 (G1) or 12 (G2) words.
+var jacWords = [3]int{1: 18, 2: 36}
+
+// MSMs runs jobs one after the other in one device call and returns their results in job order.
+// Nothing returns to the host between two jobs, so a goroutine resumed late by the Go scheduler
+// leaves no gap on the device. Every job is checked before the first runs, and the error names
+// the job.
+func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	k := len(jobs)
+	hb, hs := make([]uintptr, k), make([]uintptr, k)
+	off, n, ns := make([]uint64, k), make([]uint64, k), make([]uint64, k)
+	var bs []*bases
+	var ss []*Scalars
+	words := 0
+	for i, j := range jobs {
+		b, err := j.bases()
+		if err == nil && j.Scalars == nil {
+			err = errors.New("no scalars")
+		}
+		if err == nil && (j.N < 1 || j.N > b.n) {
+			err = fmt.Errorf("%d scalars for %d bases (want 1..%d)", j.N, b.n, b.n)
+		}
+		if err == nil {
+			err = j.Scalars.checkRange("msm", j.Off, j.N)
+		}
+		if err == nil && (b.dev != d || j.Scalars.dev != d) {
+			err = fmt.Errorf("bases or scalars on another device than %d", d.index)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gpu: msm batch: job %d: %w", i, err)
+		}
+		if !slices.Contains(bs, b) {
+			bs = append(bs, b)
+		}
+		if !slices.Contains(ss, j.Scalars) {
+			ss = append(ss, j.Scalars)
+		}
+		off[i], n[i] = uint64(j.Off), uint64(j.N)
+		words += jacWords[b.group]
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, b := range bs {
+		b.mu.RLock()
+		defer b.mu.RUnlock()
+	}
+	unlock, err := rlockOpen(ss...)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	for i, j := range jobs {
+		b, _ := j.bases()
+		if b.h == 0 {
+			return nil, ErrClosed
+		}
+		hb[i], hs[i] = b.h, j.Scalars.h
+	}
+	out := make([]uint64, words)
+	if err := d.lib.b.msmBatch(d.index, hb, hs, off, n, ns, unsafe.Pointer(&out[0])); err != nil {
+		return nil, fmt.Errorf("gpu: msm batch of %d: %w", k, err)
+	}
+	res := make([]MSMResult, k)
+	w := 0
+	for i, j := range jobs {
+		if j.G1 != nil {
+			res[i].G1 = *(*bls12381.G1Jac)(unsafe.Pointer(&out[w]))
+			w += jacWords[1]
+		} else {
+			res[i].G2 = *(*bls12381.G2Jac)(unsafe.Pointer(&out[w]))
+			w += jacWords[2]
+		}
+		res[i].Time = time.Duration(ns[i])
+	}
+	return res, nil
+}
+
+// bases returns the job's bases, G1 or G2.
+func (j MSMJob) bases() (*bases, error) {
+	switch {
+	case (j.G1 == nil) == (j.G2 == nil):
+		return nil, errors.New("want exactly one of G1 and G2 bases")
+	case j.G1 != nil:
+		return j.G1.b, nil
+	default:
+		return j.G2.b, nil
+	}
+}

@@ -753,33 +753,41 @@ func (ws *workspace) resident(bases primitive.Bases) (*SRS, error) {
 	return s, nil
 }
 
-// MSMG1 implements primitive.Workspace.
-func (ws *workspace) MSMG1(ctx context.Context, bases primitive.Bases, sec primitive.Section, sb primitive.Buf, off, n int) (bls12381.G1Jac, error) {
-	var out bls12381.G1Jac
-	srs, err := ws.resident(bases)
-	if err != nil {
-		return out, err
-	}
-	s, err := ws.buf(sb)
-	if err != nil {
-		return out, err
-	}
-	var g *G1Bases
+// section returns the resident bases of sec (G1 or G2, the other nil) and the field of its MSMs'
+// time in the breakdown.
+func (s *SRS) section(sec primitive.Section) (*G1Bases, *G2Bases, func(*Breakdown) *time.Duration, error) {
+	var g1 *G1Bases
+	var g2 *G2Bases
 	var stage func(*Breakdown) *time.Duration
 	switch sec {
 	case primitive.SectionH:
-		g, stage = srs.h, func(b *Breakdown) *time.Duration { return &b.MSMH }
+		g1, stage = s.h, func(b *Breakdown) *time.Duration { return &b.MSMH }
 	case primitive.SectionL:
-		g, stage = srs.l, func(b *Breakdown) *time.Duration { return &b.MSML }
+		g1, stage = s.l, func(b *Breakdown) *time.Duration { return &b.MSML }
 	case primitive.SectionA:
-		g, stage = srs.a, func(b *Breakdown) *time.Duration { return &b.MSMA }
+		g1, stage = s.a, func(b *Breakdown) *time.Duration { return &b.MSMA }
 	case primitive.SectionBG1:
-		g, stage = srs.b1, func(b *Breakdown) *time.Duration { return &b.MSMB1 }
+		g1, stage = s.b1, func(b *Breakdown) *time.Duration { return &b.MSMB1 }
+	case primitive.SectionBG2:
+		g2, stage = s.b2, func(b *Breakdown) *time.Duration { return &b.MSMB2 }
 	default:
-		return out, fmt.Errorf("gpu: msm: %s is not a G1 section", sec)
+		return nil, nil, nil, fmt.Errorf("gpu: msm: unknown section %s", sec)
 	}
-	if g == nil {
-		return out, fmt.Errorf("gpu: msm: section %s is empty", sec)
+	if g1 == nil && g2 == nil {
+		return nil, nil, nil, fmt.Errorf("gpu: msm: section %s is empty", sec)
+	}
+	return g1, g2, stage, nil
+}
+
+// MSMG1 implements primitive.Workspace.
+func (ws *workspace) MSMG1(ctx context.Context, bases primitive.Bases, sec primitive.Section, sb primitive.Buf, off, n int) (bls12381.G1Jac, error) {
+	var out bls12381.G1Jac
+	g, _, s, stage, err := ws.msmOperands(bases, sec, sb)
+	if err == nil && g == nil {
+		err = fmt.Errorf("gpu: msm: %s is not a G1 section", sec)
+	}
+	if err != nil {
+		return out, err
 	}
 	err = ws.p.timed(stage, func() (err error) {
 		out, err = g.MSMDevice(ctx, s, off, n)
@@ -791,22 +799,81 @@ func (ws *workspace) MSMG1(ctx context.Context, bases primitive.Bases, sec primi
 // MSMG2 implements primitive.Workspace.
 func (ws *workspace) MSMG2(ctx context.Context, bases primitive.Bases, sb primitive.Buf, off, n int) (bls12381.G2Jac, error) {
 	var out bls12381.G2Jac
-	srs, err := ws.resident(bases)
+	_, g, s, stage, err := ws.msmOperands(bases, primitive.SectionBG2, sb)
 	if err != nil {
 		return out, err
 	}
-	s, err := ws.buf(sb)
-	if err != nil {
-		return out, err
-	}
-	if srs.b2 == nil {
-		return out, errors.New("gpu: msm: section b_g2 is empty")
-	}
-	err = ws.p.timed(func(b *Breakdown) *time.Duration { return &b.MSMB2 }, func() (err error) {
-		out, err = srs.b2.MSMDevice(ctx, s, off, n)
+	err = ws.p.timed(stage, func() (err error) {
+		out, err = g.MSMDevice(ctx, s, off, n)
 		return err
 	})
 	return out, err
+}
+
+// RunMSMs implements primitive.MSMRunner: the jobs in one device call (Device.MSMs), each
+// section's time the device's.
+func (ws *workspace) RunMSMs(ctx context.Context, bases primitive.Bases, jobs []primitive.MSMJob) error {
+	dj := make([]MSMJob, len(jobs))
+	stages := make([]func(*Breakdown) *time.Duration, len(jobs))
+	for i, j := range jobs {
+		g1, g2, s, stage, err := ws.msmOperands(bases, j.Sec, j.S)
+		if err != nil {
+			return err
+		}
+		if (j.G1 == nil) != (g1 == nil) || (j.G2 == nil) != (g2 == nil) {
+			return fmt.Errorf("gpu: msm: section %s: the result's group is not the section's", j.Sec)
+		}
+		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N}, stage
+	}
+	res, err := ws.p.dev.MSMs(ctx, dj)
+	if err != nil {
+		return err
+	}
+	ws.p.mu.Lock()
+	defer ws.p.mu.Unlock()
+	for i, j := range jobs {
+		if j.G1 != nil {
+			*j.G1 = res[i].G1
+		} else {
+			*j.G2 = res[i].G2
+		}
+		*stages[i](&ws.p.times) += res[i].Time
+	}
+	return nil
+}
+
+// msmOperands returns the resident bases of sec (G1 or G2, the other nil), the scalars sb and the
+// field of the section's MSM time in the breakdown.
+func (ws *workspace) msmOperands(bases primitive.Bases, sec primitive.Section, sb primitive.Buf) (*G1Bases, *G2Bases, *Scalars, func(*Breakdown) *time.Duration, error) {
+	srs, err := ws.resident(bases)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	s, err := ws.buf(sb)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	var g1 *G1Bases
+	var g2 *G2Bases
+	var stage func(*Breakdown) *time.Duration
+	switch sec {
+	case primitive.SectionH:
+		g1, stage = srs.h, func(b *Breakdown) *time.Duration { return &b.MSMH }
+	case primitive.SectionL:
+		g1, stage = srs.l, func(b *Breakdown) *time.Duration { return &b.MSML }
+	case primitive.SectionA:
+		g1, stage = srs.a, func(b *Breakdown) *time.Duration { return &b.MSMA }
+	case primitive.SectionBG1:
+		g1, stage = srs.b1, func(b *Breakdown) *time.Duration { return &b.MSMB1 }
+	case primitive.SectionBG2:
+		g2, stage = srs.b2, func(b *Breakdown) *time.Duration { return &b.MSMB2 }
+	default:
+		return nil, nil, nil, nil, fmt.Errorf("gpu: msm: unknown section %s", sec)
+	}
+	if g1 == nil && g2 == nil {
+		return nil, nil, nil, nil, fmt.Errorf("gpu: msm: section %s is empty", sec)
+	}
+	return g1, g2, s, stage, nil
 }
 
 // EvaluatesShape implements primitive.Evaluator: a workspace of this device stages a partition

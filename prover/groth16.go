@@ -201,44 +201,47 @@ func (t *groth16Task) Run(ctx context.Context) error {
 	if err := t.quotient(ctx); err != nil {
 		return fmt.Errorf("prover: h on %s: %w", t.dev.Name(), err)
 	}
-	ws, nIn, nAux := t.ws, t.asg.Shape.NumInputs, t.asg.Shape.NumAux
-	g1 := func(out *bls12381.G1Jac, sec primitive.Section, s primitive.Buf, off, n int) func() error {
-		return func() (err error) {
-			if n == 0 {
-				*out = g1Infinity
-				return nil
-			}
-			*out, err = ws.MSMG1(ctx, bases, sec, s, off, n)
-			return err
-		}
-	}
+	nIn, nAux := t.asg.Shape.NumInputs, t.asg.Shape.NumAux
 	aScalars, aLen := primitive.BufW, nIn+nAux // every aux variable is in A: A's scalars are w
 	if t.dims.A > 0 {
 		aScalars, aLen = primitive.BufScalarsA, t.dims.A
 	}
-	steps := []struct {
-		sec primitive.Section
-		run func() error
-	}{
-		{primitive.SectionH, g1(&t.res.H, primitive.SectionH, primitive.BufA, 0, t.srs.Len(primitive.SectionH))},
-		{primitive.SectionA, g1(&t.res.A, primitive.SectionA, aScalars, 0, aLen)},
-		{primitive.SectionBG1, g1(&t.res.B1, primitive.SectionBG1, primitive.BufScalarsB, 0, t.dims.B)},
-		{primitive.SectionL, g1(&t.res.L, primitive.SectionL, primitive.BufW, nIn, nAux)},
-		{primitive.SectionBG2, func() (err error) {
-			if t.dims.B == 0 {
-				t.res.B2 = g2Infinity
-				return nil
-			}
-			t.res.B2, err = ws.MSMG2(ctx, bases, primitive.BufScalarsB, 0, t.dims.B)
-			return err
-		}},
+	all := []primitive.MSMJob{
+		{Sec: primitive.SectionH, S: primitive.BufA, N: t.srs.Len(primitive.SectionH), G1: &t.res.H},
+		{Sec: primitive.SectionA, S: aScalars, N: aLen, G1: &t.res.A},
+		{Sec: primitive.SectionBG1, S: primitive.BufScalarsB, N: t.dims.B, G1: &t.res.B1},
+		{Sec: primitive.SectionL, S: primitive.BufW, Off: nIn, N: nAux, G1: &t.res.L},
+		{Sec: primitive.SectionBG2, S: primitive.BufScalarsB, N: t.dims.B, G2: &t.res.B2},
 	}
-	for _, s := range steps {
+	var jobs []primitive.MSMJob
+	for _, j := range all {
+		switch {
+		case j.N > 0:
+			jobs = append(jobs, j)
+		case j.G1 != nil:
+			*j.G1 = g1Infinity
+		default:
+			*j.G2 = g2Infinity
+		}
+	}
+	if r, ok := t.ws.(primitive.MSMRunner); ok {
+		if err := r.RunMSMs(ctx, bases, jobs); err != nil {
+			return fmt.Errorf("prover: msms on %s: %w", t.dev.Name(), err)
+		}
+		return nil
+	}
+	for _, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.run(); err != nil {
-			return fmt.Errorf("prover: %s msm on %s: %w", s.sec, t.dev.Name(), err)
+		var err error
+		if j.G1 != nil {
+			*j.G1, err = t.ws.MSMG1(ctx, bases, j.Sec, j.S, j.Off, j.N)
+		} else {
+			*j.G2, err = t.ws.MSMG2(ctx, bases, j.S, j.Off, j.N)
+		}
+		if err != nil {
+			return fmt.Errorf("prover: %s msm on %s: %w", j.Sec, t.dev.Name(), err)
 		}
 	}
 	return nil

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 9
+#define CUZK_ABI_VERSION 10
 
 /* Error codes. */
 enum {
@@ -164,6 +164,22 @@ CUZK_API cuzk_error_t cuzk_bases_write_encoded(cuzk_bases_t *b, uint64_t off, co
  * Jacobian form to out (144 or 288 bytes). */
 CUZK_API cuzk_error_t cuzk_msm_host(cuzk_bases_t *b, const void *scalars, uint64_t n, void *out);
 CUZK_API cuzk_error_t cuzk_msm_device(cuzk_bases_t *b, cuzk_fr_buf_t *scalars, uint64_t off, uint64_t n, void *out);
+
+/* One MSM of cuzk_msm_batch: Σ scalars[off+i]·bases[i] for i < n, as cuzk_msm_device.
+ * device_ns receives the time it took, in nanoseconds. */
+typedef struct {
+  cuzk_bases_t *bases;
+  cuzk_fr_buf_t *scalars;
+  uint64_t off;
+  uint64_t n;
+  uint64_t device_ns;
+} cuzk_msm_job_t;
+
+/* The MSMs jobs[0 : count] one after the other, with no return to the caller between them (a
+ * caller resumed late would leave the device idle). Every job is checked before the first runs;
+ * all jobs' bases and scalars live on one device. out receives the results in job order, each in
+ * Jacobian form (144 bytes for G1, 288 for G2), one after the other. */
+CUZK_API cuzk_error_t cuzk_msm_batch(cuzk_msm_job_t *jobs, uint32_t count, void *out);
 
 /* Test entry point: out[i] = a[i] op b[i] on the device for field
  * 0 = Fr, 1 = Fp, 2 = Fp2 and op 0 = mul, 1 = add, 2 = sub, 3 = sqr(a),

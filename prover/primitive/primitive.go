@@ -213,6 +213,23 @@ type QuotientRunner interface {
 	RunQuotient(ctx context.Context, logN int, zInv fr.Element) error
 }
 
+// MSMJob is one MSM of MSMRunner.RunMSMs: Σ s[Off+i]·P_i over i < N, 1 ≤ N ≤ the section's
+// length, for the section Sec of the bases; the result goes to G1 for a G1 section, to G2 for
+// SectionBG2.
+type MSMJob struct {
+	Sec    Section
+	S      Buf
+	Off, N int
+	G1     *bls12381.G1Jac
+	G2     *bls12381.G2Jac
+}
+
+// MSMRunner is a Workspace that runs several MSMs in one call, one after the other, with nothing
+// returned to the host between them (for the reason given at QuotientRunner).
+type MSMRunner interface {
+	RunMSMs(ctx context.Context, bases Bases, jobs []MSMJob) error
+}
+
 // Evaluator is a Device that can stage a partition from its assignment w alone, computing A·w,
 // B·w and C·w itself from the shape's matrices (which it keeps resident per shape), so that the
 // host never holds the evaluations. Its workspaces implement WitnessStager.

@@ -2,7 +2,6 @@
 // entry point checks what it can, selects its device and calls the operation
 // in ops.cuh inside guard, which turns every C++ exception into the
 // cuzk_error_t it returns.
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -278,35 +277,7 @@ cuzk_error_t cuzk_msm_device(cuzk_bases_t* b, cuzk_fr_buf_t* sc, uint64_t off, u
 }
 
 cuzk_error_t cuzk_msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out) {
-  return guard("msm batch", [&] {
-    require(jobs != nullptr || count == 0, "jobs is NULL");
-    require(out != nullptr || count == 0, "out is NULL");
-    for (uint32_t i = 0; i < count; i++) {
-      const cuzk_msm_job_t& j = jobs[i];
-      const std::string at = "job " + std::to_string(i) + ": ";
-      require(j.bases != nullptr && j.scalars != nullptr, at + "bases or scalars is NULL");
-      require(j.n >= 1 && j.n <= j.bases->n,
-              at + "n = " + std::to_string(j.n) + " must be in [1, " + std::to_string(j.bases->n) + "]");
-      require(j.off <= j.scalars->n && j.n <= j.scalars->n - j.off, at + "range [" + std::to_string(j.off) + ", " +
-                                                 std::to_string(j.off + j.n) + ") exceeds buffer of " +
-                                                 std::to_string(j.scalars->n) + " elements");
-      require(j.scalars->dev == j.bases->dev && j.bases->dev == jobs[0].bases->dev,
-              at + "bases and scalars must all live on one device");
-    }
-    if (count == 0) return;
-    set_device(jobs[0].bases->dev);
-    stream_t s;
-    char* o = (char*)out;
-    for (uint32_t i = 0; i < count; i++) {
-      cuzk_msm_job_t& j = jobs[i];
-      const auto start = std::chrono::steady_clock::now();
-      msm_run(j.bases, j.scalars->p + j.off, j.n, o, s);  // waits for s
-      j.device_ns = (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                                                    start)
-                        .count();
-      o += 3 * (j.bases->group == 1 ? sizeof(fp_t) : sizeof(fp2_t));  // X, Y, Z
-    }
-  });
+  return guard("msm batch", [&] { msm_batch(jobs, count, out); });
 }
 
 #ifdef CUZK_TEST_KERNELS

@@ -45,6 +45,9 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
 
 // msm.cu: Σ scalars[i]·bases[i] for i < n, Jacobian result to host memory out; waits for s.
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
+// msm.cu: the jobs one after the other on one stream, every job checked before the first runs;
+// results to out in job order, each job's time to its device_ns (cuzk_msm_batch).
+void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out);
 
 // vector.cu: element-wise operations on scalar buffers, each on its own stream, waited for.
 void fr_zero(cuzk_fr_buf_t* buf, uint64_t off, uint64_t n);

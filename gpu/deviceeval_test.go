@@ -216,25 +216,30 @@ func TestProverDeviceEvalPorepTiny(t *testing.T) {
 	t.Logf("shape upload %s, w upload %s, evaluate %s", bd.ShapeUpload, bd.Upload, bd.Evaluate)
 }
 
-// TestCompactWorthIt: w is encoded when at most 3/32 of it is neither 0 nor 1 (the encoding is
-// then at most an eighth of w), across the chunks the scan splits w into.
-func TestCompactWorthIt(t *testing.T) {
-	n := 1 << 18
+// TestCompactBound: w is encoded when at most compactOthers of it is neither 0 nor 1, and its
+// encoding then takes at most an eighth of w, as EstimateWitnessPartitionBytes counts; one
+// value more and it is shipped whole.
+func TestCompactBound(t *testing.T) {
+	n := 1 << 16
 	w := make([]fr.Element, n)
 	for i := range w {
 		if i%3 == 0 {
 			w[i].SetOne()
 		}
 	}
-	if !compactWorthIt(w) {
-		t.Fatal("a witness of 0s and 1s is not compacted")
+	if _, ok, err := synth.EncodeWitnessBounded(w, compactOthers(n)); err != nil || !ok {
+		t.Fatalf("a witness of 0s and 1s: ok %v, error %v", ok, err)
 	}
-	limit := 3 * n / 32
+	limit := compactOthers(n)
 	for i := 0; i < limit; i++ {
-		w[(i*7919)%n].SetUint64(uint64(i) + 2) // spread over every chunk
+		w[(i*7919)%n].SetUint64(uint64(i) + 2) // spread over every block
 	}
-	if !compactWorthIt(w) {
-		t.Fatalf("%d others of %d: not compacted", limit, n)
+	cw, ok, err := synth.EncodeWitnessBounded(w, compactOthers(n))
+	if err != nil || !ok {
+		t.Fatalf("%d others of %d: ok %v, error %v", limit, n, ok, err)
+	}
+	if cw.Bytes() > n*fr.Bytes/8 {
+		t.Fatalf("encoding of %d bytes, more than an eighth of %d", cw.Bytes(), n*fr.Bytes)
 	}
 	for i := range w {
 		if w[i].IsZero() || w[i].IsOne() {
@@ -242,30 +247,7 @@ func TestCompactWorthIt(t *testing.T) {
 			break
 		}
 	}
-	if compactWorthIt(w) {
+	if _, ok, _ := synth.EncodeWitnessBounded(w, compactOthers(n)); ok {
 		t.Fatalf("%d others of %d: compacted", limit+1, n)
-	}
-	if !compactWorthIt(nil) {
-		t.Fatal("an empty witness")
-	}
-}
-
-// TestEncodingBoundedByCompactWorthIt: when compactWorthIt holds, the encoding takes at most an
-// eighth of w, as EstimateWitnessPartitionBytes counts.
-func TestEncodingBoundedByCompactWorthIt(t *testing.T) {
-	n := 1 << 16
-	w := make([]fr.Element, n)
-	for i := 0; i < 3*n/32; i++ {
-		w[(i*7919)%n].SetUint64(uint64(i) + 2)
-	}
-	if !compactWorthIt(w) {
-		t.Fatal("not compacted")
-	}
-	cw, err := synth.EncodeWitness(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cw.Bytes() > n*fr.Bytes/8 {
-		t.Fatalf("encoding of %d bytes, more than an eighth of %d", cw.Bytes(), n*fr.Bytes)
 	}
 }

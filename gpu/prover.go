@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -948,38 +946,17 @@ func (p *ProverDevice) uploadShape(ctx context.Context, shape *synth.Shape) erro
 	})
 }
 
-// compactWorthIt reports whether w's compact encoding (synth.CompactWitness) takes at most an
-// eighth of w's 32 bytes an element: when at most 3·len(w)/32 of its values are neither 0 nor
-// 1 (each costs 32 bytes; the classes and block counts cost under 1/4 + 4/512 byte an element).
-// Filecoin witnesses qualify (PoRep: about 2 %); w is scanned on all cores, nothing allocated.
-func compactWorthIt(w []fr.Element) bool {
-	limit := int64(3 * len(w) / 32)
-	var others atomic.Int64
-	var wg sync.WaitGroup
-	chunk := max(1<<16, (len(w)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0))
-	for lo := 0; lo < len(w); lo += chunk {
-		wg.Add(1)
-		go func(part []fr.Element) {
-			defer wg.Done()
-			one := fr.One()
-			var n int64
-			for i := range part {
-				if !part[i].IsZero() && part[i] != one {
-					n++
-				}
-			}
-			others.Add(n)
-		}(w[lo:min(lo+chunk, len(w))])
-	}
-	wg.Wait()
-	return others.Load() <= limit
-}
+// compactOthers is the most values neither 0 nor 1 that a witness of n elements may hold to be
+// shipped compactly: its encoding is then at most an eighth of its 32 bytes an element (each
+// such value costs 32 bytes; the classes and block counts cost under 1/4 + 4/512 byte an
+// element). Filecoin witnesses qualify (PoRep: about 2 %).
+func compactOthers(n int) int { return 3 * n / 32 }
 
-// StageWitness implements primitive.WitnessStager: w is uploaded — compactly (synth.EncodeWitness,
-// decoded on the device) when the encoding is at most an eighth of w (compactWorthIt), else as
-// it is, so that the host holds at most |w|·4 bytes more while staging — and the
-// evaluations computed from shape's resident matrices into BufA, BufB, BufC, zero-padded to the
-// domain.
+// StageWitness implements primitive.WitnessStager: w is uploaded — compactly (decoded on the
+// device) when it holds at most compactOthers values neither 0 nor 1, else as it is, so that
+// the host holds at most |w|·4 bytes more while staging — and the evaluations computed from
+// shape's resident matrices into BufA, BufB, BufC, zero-padded to the domain. The encoder
+// decides after its one pass over w (synth.EncodeWitnessBounded).
 func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element) error {
 	wb, err := ws.buf(primitive.BufW)
 	if err != nil {
@@ -996,12 +973,12 @@ func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []f
 		}
 	}
 	err = ws.p.timed(stageUpload, func() (err error) {
-		if compactWorthIt(w) {
-			var cw *synth.CompactWitness
-			if cw, err = synth.EncodeWitness(w); err == nil {
-				err = wb.UploadWitness(ctx, 0, cw)
-			}
-		} else {
+		cw, compact, err := synth.EncodeWitnessBounded(w, compactOthers(len(w)))
+		switch {
+		case err != nil:
+		case compact:
+			err = wb.UploadWitness(ctx, 0, cw)
+		default:
 			err = wb.Upload(ctx, 0, w)
 		}
 		if err != nil {

@@ -43,11 +43,19 @@ const classWordsPerBlock = WitnessBlock / 32
 // EncodeWitness returns w in compact form, encoded on all cores. w may hold at most 2^32 − 1
 // elements.
 func EncodeWitness(w []fr.Element) (*CompactWitness, error) {
+	c, _, err := EncodeWitnessBounded(w, len(w))
+	return c, err
+}
+
+// EncodeWitnessBounded is EncodeWitness for a caller that wants the compact form only when at
+// most maxOthers of w's elements are neither 0 nor 1: with more, it returns ok = false after one
+// pass over w, having allocated only the classes (N/4 bytes), never the others.
+func EncodeWitnessBounded(w []fr.Element, maxOthers int) (c *CompactWitness, ok bool, err error) {
 	if uint64(len(w)) > math.MaxUint32 {
-		return nil, fmt.Errorf("synth: encode witness: %d elements, at most 2^32−1", len(w))
+		return nil, false, fmt.Errorf("synth: encode witness: %d elements, at most 2^32−1", len(w))
 	}
 	nBlocks := (len(w) + WitnessBlock - 1) / WitnessBlock
-	c := &CompactWitness{N: len(w), Classes: make([]uint64, (len(w)+31)/32), BlockOthers: make([]uint32, nBlocks+1)}
+	c = &CompactWitness{N: len(w), Classes: make([]uint64, (len(w)+31)/32), BlockOthers: make([]uint32, nBlocks+1)}
 	one := fr.One()
 	// Classes and the count of others per block, then their prefix sums, then the others.
 	forEachPiece(nBlocks, func(b int) {
@@ -75,6 +83,9 @@ func EncodeWitness(w []fr.Element) (*CompactWitness, error) {
 	for b := 1; b <= nBlocks; b++ {
 		c.BlockOthers[b] += c.BlockOthers[b-1]
 	}
+	if int(c.BlockOthers[nBlocks]) > maxOthers {
+		return nil, false, nil
+	}
 	c.Others = make([]fr.Element, c.BlockOthers[nBlocks])
 	forEachPiece(nBlocks, func(b int) {
 		k := c.BlockOthers[b]
@@ -86,7 +97,7 @@ func EncodeWitness(w []fr.Element) (*CompactWitness, error) {
 			}
 		}
 	})
-	return c, nil
+	return c, true, nil
 }
 
 // otherMask has the high bit of every 2-bit class: set exactly for WitnessOther (and the

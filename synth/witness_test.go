@@ -65,6 +65,28 @@ func TestCompactWitnessRoundTrip(t *testing.T) {
 
 // TestCompactWitnessPoRep round-trips the witness of the smallest PoRep-shaped circuit and
 // checks its size: below 1.2 bytes an element (32 uncompressed).
+// TestEncodeWitnessBounded: within its bound the bounded encoder gives EncodeWitness's encoding;
+// one value neither 0 nor 1 past it, none; at any size around the block boundaries.
+func TestEncodeWitnessBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 31, synth.WitnessBlock, 3*synth.WitnessBlock + 7} {
+		w := randomWitness(rng, n, 0.5, 0.3)
+		want, err := synth.EncodeWitness(w)
+		require.NoError(t, err)
+		others := len(want.Others)
+		got, ok, err := synth.EncodeWitnessBounded(w, others)
+		require.NoError(t, err)
+		require.True(t, ok, "n = %d, %d others, bound %d", n, others, others)
+		require.Equal(t, want, got, "n = %d", n)
+		if others > 0 {
+			got, ok, err = synth.EncodeWitnessBounded(w, others-1)
+			require.NoError(t, err)
+			require.False(t, ok, "n = %d, %d others, bound %d", n, others, others-1)
+			require.Nil(t, got)
+		}
+	}
+}
+
 func TestCompactWitnessPoRep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("synthesizes a 1.2 M-constraint circuit")

@@ -371,14 +371,11 @@ func TestCompactMatchesHost(t *testing.T) {
 	}
 }
 
-// TestQuotientStepsMatchHost runs the quotient's two element-wise steps on the device — Mul and
-// Quotient (a difference, a product and a bit reversal) — against the host's, on random
-// scalars with 0, 1 and r−1 planted, over sizes on both sides of the tiled reversal
-// (2^8). Buffers are one element longer than the range, and that element must stay put.
-func TestQuotientStepsMatchHost(t *testing.T) {
-	d := testDevice(t)
+// quotientCases calls check for log n = 1..12 (20 without -short) with a, b, c of n+1 random
+// scalars each, 0, 1 and r − 1 planted among the first n (element n lies past the domain and
+// must stay as it is), and a random zInv.
+func quotientCases(t *testing.T, check func(logN int, vecs [][]fr.Element, zInv fr.Element)) {
 	rng := newRand(t)
-	ctx := context.Background()
 	maxLog := 20
 	if testing.Short() {
 		maxLog = 12
@@ -393,8 +390,20 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 				vecs[i][rng.IntN(n)] = e
 			}
 		}
+		check(logN, vecs, randScalars(rng.Uint64(), 1)[0])
+	}
+}
+
+// TestQuotientStepsMatchHost runs the quotient's two element-wise steps on the device — Mul and
+// Quotient (a difference, a product and a bit reversal) — against the host's, on random
+// scalars with 0, 1 and r−1 planted, over sizes on both sides of the tiled reversal
+// (2^8). Buffers are one element longer than the range, and that element must stay put.
+func TestQuotientStepsMatchHost(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	quotientCases(t, func(logN int, vecs [][]fr.Element, zInv fr.Element) {
+		n := 1 << logN
 		a, b, c := vecs[0], vecs[1], vecs[2]
-		zInv := randScalars(rng.Uint64(), 1)[0]
 		want := make([]fr.Element, n+1)
 		for i := range n {
 			want[i].Mul(&a[i], &b[i]).Sub(&want[i], &c[i]).Mul(&want[i], &zInv)
@@ -425,7 +434,7 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 				t.Fatalf("2^%d: element %d: got %v, want %v", logN, i, got[i].String(), want[i].String())
 			}
 		}
-	}
+	})
 
 	// Bad calls are refused before any device work.
 	x := testScalars(t, d, 8)
@@ -451,13 +460,7 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 // time on the device (NTT, Mul and Quotient, each checked against gnark-crypto and the host above).
 func TestGroth16HMatchesSteps(t *testing.T) {
 	d := testDevice(t)
-	rng := newRand(t)
 	ctx := context.Background()
-	maxLog := 20
-	if testing.Short() {
-		maxLog = 12
-	}
-	one := fr.NewElement(1)
 	steps := func(a, b, c *Scalars, logN int, zInv fr.Element) error {
 		for _, x := range []*Scalars{a, b, c} {
 			if err := x.NTT(ctx, 0, logN, NTTConfig{Inverse: true, OutputBitReversed: true}); err != nil {
@@ -477,16 +480,8 @@ func TestGroth16HMatchesSteps(t *testing.T) {
 		}
 		return a.Quotient(ctx, c, logN, zInv)
 	}
-	for logN := 1; logN <= maxLog; logN++ {
+	quotientCases(t, func(logN int, vecs [][]fr.Element, zInv fr.Element) {
 		n := 1 << logN
-		vecs := make([][]fr.Element, 3)
-		for i := range vecs {
-			vecs[i] = randScalars(rng.Uint64(), n+1) // element n must stay as it is
-			for _, e := range []fr.Element{{}, one, rMinusOne()} {
-				vecs[i][rng.IntN(n)] = e
-			}
-		}
-		zInv := randScalars(rng.Uint64(), 1)[0]
 		var results [2][]fr.Element
 		for r := range results {
 			bufs := make([]*Scalars, 3)
@@ -522,7 +517,7 @@ func TestGroth16HMatchesSteps(t *testing.T) {
 				t.Fatalf("2^%d: element %d: one call %v, steps %v", logN, i, results[1][i].String(), results[0][i].String())
 			}
 		}
-	}
+	})
 
 	// Bad calls are refused before any device work.
 	x, y, z := testScalars(t, d, 8), testScalars(t, d, 8), testScalars(t, d, 4)

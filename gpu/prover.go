@@ -851,25 +851,9 @@ func (ws *workspace) msmOperands(bases primitive.Bases, sec primitive.Section, s
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	var g1 *G1Bases
-	var g2 *G2Bases
-	var stage func(*Breakdown) *time.Duration
-	switch sec {
-	case primitive.SectionH:
-		g1, stage = srs.h, func(b *Breakdown) *time.Duration { return &b.MSMH }
-	case primitive.SectionL:
-		g1, stage = srs.l, func(b *Breakdown) *time.Duration { return &b.MSML }
-	case primitive.SectionA:
-		g1, stage = srs.a, func(b *Breakdown) *time.Duration { return &b.MSMA }
-	case primitive.SectionBG1:
-		g1, stage = srs.b1, func(b *Breakdown) *time.Duration { return &b.MSMB1 }
-	case primitive.SectionBG2:
-		g2, stage = srs.b2, func(b *Breakdown) *time.Duration { return &b.MSMB2 }
-	default:
-		return nil, nil, nil, nil, fmt.Errorf("gpu: msm: unknown section %s", sec)
-	}
-	if g1 == nil && g2 == nil {
-		return nil, nil, nil, nil, fmt.Errorf("gpu: msm: section %s is empty", sec)
+	g1, g2, stage, err := srs.section(sec)
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
 	return g1, g2, s, stage, nil
 }

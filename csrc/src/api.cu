@@ -154,7 +154,7 @@ cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c
 cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t* buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t* cfg) {
   return guard("ntt", [&] {
     require(cfg != nullptr, "cfg is NULL");
-    require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
+    check_log_n(log_n);
     check_range(buf, off, 1ull << log_n);
     set_device(buf->dev);
     stream_t s;
@@ -167,7 +167,7 @@ cuzk_error_t cuzk_ntt_host(int32_t dev, void* data, uint32_t log_n, const cuzk_n
   return guard("ntt", [&] {
     require(cfg != nullptr, "cfg is NULL");
     require(data != nullptr, "data is NULL");
-    require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
+    check_log_n(log_n);
     set_device(dev);
     stream_t s;
     uint64_t n = 1ull << log_n;
@@ -254,7 +254,7 @@ cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {
 cuzk_error_t cuzk_msm_host(cuzk_bases_t* b, const void* scalars, uint64_t n, void* out) {
   return guard("msm", [&] {
     require(b != nullptr && out != nullptr, "bases or out is NULL");
-    require(n >= 1 && n <= b->n, "n = " + std::to_string(n) + " must be in [1, " + std::to_string(b->n) + "]");
+    check_msm(b, n);
     require(scalars != nullptr, "scalars is NULL");
     set_device(b->dev);
     stream_t s;
@@ -267,9 +267,7 @@ cuzk_error_t cuzk_msm_host(cuzk_bases_t* b, const void* scalars, uint64_t n, voi
 cuzk_error_t cuzk_msm_device(cuzk_bases_t* b, cuzk_fr_buf_t* sc, uint64_t off, uint64_t n, void* out) {
   return guard("msm", [&] {
     require(b != nullptr && out != nullptr, "bases or out is NULL");
-    require(n >= 1 && n <= b->n, "n = " + std::to_string(n) + " must be in [1, " + std::to_string(b->n) + "]");
-    check_range(sc, off, n);
-    require(sc->dev == b->dev, "scalars and bases live on different devices");
+    check_msm(b, sc, off, n);
     set_device(b->dev);
     stream_t s;
     msm_run(b, sc->p + off, n, out, s);

@@ -18,15 +18,13 @@ void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out) {
   require(out != nullptr || count == 0, "out is NULL");
   for (uint32_t i = 0; i < count; i++) {
     const cuzk_msm_job_t& j = jobs[i];
-    const std::string at = "job " + std::to_string(i) + ": ";
-    require(j.bases != nullptr && j.scalars != nullptr, at + "bases or scalars is NULL");
-    require(j.n >= 1 && j.n <= j.bases->n,
-            at + "n = " + std::to_string(j.n) + " must be in [1, " + std::to_string(j.bases->n) + "]");
-    require(j.off <= j.scalars->n && j.n <= j.scalars->n - j.off,
-            at + "range [" + std::to_string(j.off) + ", " + std::to_string(j.off + j.n) + ") exceeds buffer of " +
-                std::to_string(j.scalars->n) + " elements");
-    require(j.scalars->dev == j.bases->dev && j.bases->dev == jobs[0].bases->dev,
-            at + "bases and scalars must all live on one device");
+    try {
+      require(j.bases != nullptr, "bases is NULL");
+      check_msm(j.bases, j.scalars, j.off, j.n);
+      require(j.bases->dev == jobs[0].bases->dev, "the jobs' bases live on different devices");
+    } catch (const error& e) {
+      throw error(e.code, "job " + std::to_string(i) + ": " + e.what());
+    }
   }
   if (count == 0) return;
   set_device(jobs[0].bases->dev);

@@ -40,6 +40,24 @@ inline void check_range(const cuzk_fr_buf_t* b, uint64_t off, uint64_t n) {
               std::to_string(b->n) + " elements");
 }
 
+// check_log_n refuses a transform size 2^log_n outside [2, 2^NTT_MAX_LOG].
+inline void check_log_n(uint32_t log_n) {
+  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
+}
+
+// check_msm refuses an MSM of n scalars over the bases b unless 1 ≤ n ≤ their number.
+inline void check_msm(const cuzk_bases* b, uint64_t n) {
+  require(n >= 1 && n <= b->n, "n = " + std::to_string(n) + " must be in [1, " + std::to_string(b->n) + "]");
+}
+
+// check_msm refuses an MSM of the scalars sc[off : off+n] over the bases b: n out of bounds, a
+// range outside sc, or sc on another device than b.
+inline void check_msm(const cuzk_bases* b, const cuzk_fr_buf_t* sc, uint64_t off, uint64_t n) {
+  check_msm(b, n);
+  check_range(sc, off, n);
+  require(sc->dev == b->dev, "scalars and bases live on different devices");
+}
+
 // ntt.cu: the transform of cuzk_ntt_cfg_t in place on d[0 : 2^log_n], enqueued on s.
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s);
 

@@ -139,10 +139,6 @@ static void check_pair(const cuzk_fr_buf_t* x, const char* xn, const cuzk_fr_buf
   require(x->dev == y->dev, std::string(xn) + " and " + yn + " must be on one device");
 }
 
-static void check_log_n(uint32_t log_n) {
-  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
-}
-
 // fr_mul sets a[i] = a[i]·b[i] for i < n (cuzk_fr_mul).
 void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n) {
   check_pair(a, "a", b, "b", n);

@@ -457,29 +457,11 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 }
 
 // TestGroth16HMatchesSteps checks the one-call quotient against the same recipe run a step at a
-// time on the device (NTT, Mul and Quotient, each checked against gnark-crypto and the host above).
+// time on the device (quotientSteps: NTT, Mul and Quotient, each checked against gnark-crypto and
+// the host above).
 func TestGroth16HMatchesSteps(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
-	steps := func(a, b, c *Scalars, logN int, zInv fr.Element) error {
-		for _, x := range []*Scalars{a, b, c} {
-			if err := x.NTT(ctx, 0, logN, NTTConfig{Inverse: true, OutputBitReversed: true}); err != nil {
-				return err
-			}
-		}
-		for _, x := range []*Scalars{a, b} {
-			if err := x.NTT(ctx, 0, logN, NTTConfig{Coset: true, InputBitReversed: true}); err != nil {
-				return err
-			}
-		}
-		if err := a.Mul(ctx, b, 1<<logN); err != nil {
-			return err
-		}
-		if err := a.NTT(ctx, 0, logN, NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true}); err != nil {
-			return err
-		}
-		return a.Quotient(ctx, c, logN, zInv)
-	}
 	quotientCases(t, func(logN int, vecs [][]fr.Element, zInv fr.Element) {
 		n := 1 << logN
 		var results [2][]fr.Element
@@ -492,7 +474,7 @@ func TestGroth16HMatchesSteps(t *testing.T) {
 				}
 			}
 			if r == 0 {
-				if err := steps(bufs[0], bufs[1], bufs[2], logN, zInv); err != nil {
+				if err := quotientSteps(ctx, bufs[0], bufs[1], bufs[2], logN, zInv); err != nil {
 					t.Fatal(err)
 				}
 			} else {

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"math/big"
 	"math/rand/v2"
 	"runtime"
@@ -121,4 +122,27 @@ func testScalars(tb testing.TB, d *Device, n int) *Scalars {
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s
+}
+
+// quotientSteps runs Groth16's quotient on a, b, c over 2^logN a step at a time, as
+// prover/groth16.go's quotient does: three inverse transforms to bit-reversed order, two coset
+// transforms back, a·b, an inverse coset transform, Quotient with zInv.
+func quotientSteps(ctx context.Context, a, b, c *Scalars, logN int, zInv fr.Element) error {
+	for _, x := range []*Scalars{a, b, c} {
+		if err := x.NTT(ctx, 0, logN, NTTConfig{Inverse: true, OutputBitReversed: true}); err != nil {
+			return err
+		}
+	}
+	for _, x := range []*Scalars{a, b} {
+		if err := x.NTT(ctx, 0, logN, NTTConfig{Coset: true, InputBitReversed: true}); err != nil {
+			return err
+		}
+	}
+	if err := a.Mul(ctx, b, 1<<logN); err != nil {
+		return err
+	}
+	if err := a.NTT(ctx, 0, logN, NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true}); err != nil {
+		return err
+	}
+	return a.Quotient(ctx, c, logN, zInv)
 }

@@ -250,11 +250,13 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 	k := len(jobs)
 	hb, hs := make([]uintptr, k), make([]uintptr, k)
 	off, n, ns := make([]uint64, k), make([]uint64, k), make([]uint64, k)
+	jb := make([]*bases, k)
 	var bs []*bases
 	var ss []*Scalars
 	words := 0
 	for i, j := range jobs {
 		b, err := j.bases()
+		jb[i] = b
 		if err == nil && j.Scalars == nil {
 			err = errors.New("no scalars")
 		}
@@ -292,11 +294,10 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 	}
 	defer unlock()
 	for i, j := range jobs {
-		b, _ := j.bases()
-		if b.h == 0 {
+		if jb[i].h == 0 {
 			return nil, ErrClosed
 		}
-		hb[i], hs[i] = b.h, j.Scalars.h
+		hb[i], hs[i] = jb[i].h, j.Scalars.h
 	}
 	out := make([]uint64, words)
 	if err := d.lib.b.msmBatch(d.index, hb, hs, off, n, ns, unsafe.Pointer(&out[0])); err != nil {
@@ -304,14 +305,13 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 	}
 	res := make([]MSMResult, k)
 	w := 0
-	for i, j := range jobs {
-		if j.G1 != nil {
+	for i, b := range jb {
+		if b.group == 1 {
 			res[i].G1 = *(*bls12381.G1Jac)(unsafe.Pointer(&out[w]))
-			w += jacWords[1]
 		} else {
 			res[i].G2 = *(*bls12381.G2Jac)(unsafe.Pointer(&out[w]))
-			w += jacWords[2]
 		}
+		w += jacWords[b.group]
 		res[i].Time = time.Duration(ns[i])
 	}
 	return res, nil

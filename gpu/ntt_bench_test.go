@@ -6,11 +6,12 @@ import (
 	"testing"
 )
 
-// BenchmarkNTTQuotientChain times Groth16's quotient on device buffers as the prover runs it
-// (prover/groth16.go): an inverse transform of each of three vectors from natural to
-// bit-reversed order, a coset transform of two of them back to natural order, their product,
-// an inverse coset transform of it to bit-reversed order, and h's coefficients from it and the
-// third vector (Mul and Quotient) — six transforms of 2^logN and two element-wise steps.
+// BenchmarkNTTQuotientChain times Groth16's quotient on device buffers a step at a time
+// (quotientSteps, the steps of prover/groth16.go that Scalars.Groth16H runs in one call): an
+// inverse transform of each of three vectors from natural to bit-reversed order, a coset
+// transform of two of them back to natural order, their product, an inverse coset transform of
+// it to bit-reversed order, and h's coefficients from it and the third vector (Mul and
+// Quotient) — six transforms of 2^logN and two element-wise steps.
 func BenchmarkNTTQuotientChain(b *testing.B) {
 	d := testDevice(b)
 	ctx := context.Background()
@@ -33,25 +34,10 @@ func BenchmarkNTTQuotientChain(b *testing.B) {
 				}
 				bufs[i] = buf
 			}
-			run := func(s *Scalars, cfg NTTConfig) {
-				if err := s.NTT(ctx, 0, logN, cfg); err != nil {
-					b.Fatal(err)
-				}
-			}
 			zInv := randScalars(4, 1)[0]
 			b.ResetTimer()
 			for range b.N {
-				for _, s := range bufs {
-					run(s, NTTConfig{Inverse: true, OutputBitReversed: true})
-				}
-				for _, s := range bufs[:2] {
-					run(s, NTTConfig{Coset: true, InputBitReversed: true})
-				}
-				if err := bufs[0].Mul(ctx, bufs[1], 1<<logN); err != nil {
-					b.Fatal(err)
-				}
-				run(bufs[0], NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true})
-				if err := bufs[0].Quotient(ctx, bufs[2], logN, zInv); err != nil {
+				if err := quotientSteps(ctx, bufs[0], bufs[1], bufs[2], logN, zInv); err != nil {
 					b.Fatal(err)
 				}
 			}

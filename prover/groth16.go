@@ -234,13 +234,7 @@ func (t *groth16Task) Run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var err error
-		if j.G1 != nil {
-			*j.G1, err = t.ws.MSMG1(ctx, bases, j.Sec, j.S, j.Off, j.N)
-		} else {
-			*j.G2, err = t.ws.MSMG2(ctx, bases, j.S, j.Off, j.N)
-		}
-		if err != nil {
+		if err := j.Run(ctx, t.ws, bases); err != nil {
 			return fmt.Errorf("prover: %s msm on %s: %w", j.Sec, t.dev.Name(), err)
 		}
 	}

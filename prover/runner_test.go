@@ -54,13 +54,7 @@ func (w *msmRunnerWorkspace) RunMSMs(ctx context.Context, b primitive.Bases, job
 	var secs []primitive.Section
 	for _, j := range jobs {
 		secs = append(secs, j.Sec)
-		var err error
-		if j.G1 != nil {
-			*j.G1, err = w.Workspace.MSMG1(ctx, b, j.Sec, j.S, j.Off, j.N)
-		} else {
-			*j.G2, err = w.Workspace.MSMG2(ctx, b, j.S, j.Off, j.N)
-		}
-		if err != nil {
+		if err := j.Run(ctx, w.Workspace, b); err != nil {
 			return err
 		}
 	}

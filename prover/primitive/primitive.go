@@ -224,6 +224,16 @@ type MSMJob struct {
 	G2     *bls12381.G2Jac
 }
 
+// Run computes the job with ws's MSMG1 or MSMG2, as its result's group says.
+func (j MSMJob) Run(ctx context.Context, ws Workspace, bases Bases) (err error) {
+	if j.G1 != nil {
+		*j.G1, err = ws.MSMG1(ctx, bases, j.Sec, j.S, j.Off, j.N)
+	} else {
+		*j.G2, err = ws.MSMG2(ctx, bases, j.S, j.Off, j.N)
+	}
+	return err
+}
+
 // MSMRunner is a Workspace that runs several MSMs in one call, one after the other, with nothing
 // returned to the host between them (for the reason given at QuotientRunner).
 type MSMRunner interface {

@@ -138,9 +138,9 @@ static cuzk_error_t t_fr_mul(cuzk_table *t, uintptr_t a, uintptr_t b, uint64_t n
 static cuzk_error_t t_fr_quotient(cuzk_table *t, uintptr_t a, uintptr_t c, uint32_t log_n, const void *z) {
 	return t->fr_quotient((cuzk_fr_buf_t *)a, (const cuzk_fr_buf_t *)c, log_n, z);
 }
-static cuzk_error_t t_groth16_h(cuzk_table *t, uintptr_t a, uintptr_t b, uintptr_t c, uint32_t log_n, const void *z,
+static cuzk_error_t t_groth16_h(cuzk_table *t, uintptr_t a, uintptr_t b, uintptr_t c, uint32_t log_n, const void *shift,
 		uint64_t *ns) {
-	return t->groth16_h((cuzk_fr_buf_t *)a, (cuzk_fr_buf_t *)b, (cuzk_fr_buf_t *)c, log_n, z, ns);
+	return t->groth16_h((cuzk_fr_buf_t *)a, (cuzk_fr_buf_t *)b, (cuzk_fr_buf_t *)c, log_n, shift, ns);
 }
 static cuzk_error_t t_fr_compact(cuzk_table *t, uintptr_t dst, uint64_t doff, uintptr_t src, uint64_t soff, uint64_t n,
 		const uint64_t *mask, uint64_t *selected) {
@@ -344,9 +344,9 @@ func (b *backend) frQuotient(dev int, a, c uintptr, logN int, zInv unsafe.Pointe
 	return b.check(dev, C.t_fr_quotient(b.t, C.uintptr_t(a), C.uintptr_t(c), C.uint32_t(logN), zInv))
 }
 
-func (b *backend) groth16H(dev int, a, bb, c uintptr, logN int, zInv unsafe.Pointer) (ntt, pointwise time.Duration, err error) {
+func (b *backend) groth16H(dev int, a, bb, c uintptr, logN int, shift unsafe.Pointer) (ntt, pointwise time.Duration, err error) {
 	var ns [2]C.uint64_t
-	err = b.check(dev, C.t_groth16_h(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uintptr_t(c), C.uint32_t(logN), zInv, &ns[0]))
+	err = b.check(dev, C.t_groth16_h(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uintptr_t(c), C.uint32_t(logN), shift, &ns[0]))
 	return time.Duration(ns[0]), time.Duration(ns[1]), err
 }
 

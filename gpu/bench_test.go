@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 )
 
 var (
@@ -131,17 +132,29 @@ func BenchmarkNTT(b *testing.B) {
 	if err := buf.Upload(ctx, 0, randScalars(1, 1<<maxLog)); err != nil {
 		b.Fatal(err)
 	}
-	cases := []struct {
-		name string
-		cfg  NTTConfig
-	}{
-		{"fwd-N2R", NTTConfig{OutputBitReversed: true}},
-		{"coset-N2R", NTTConfig{Coset: true, OutputBitReversed: true}},
-		{"inv-R2N", NTTConfig{Inverse: true, InputBitReversed: true}},
-		{"inv-coset-R2N", NTTConfig{Inverse: true, Coset: true, InputBitReversed: true}},
-		{"fwd-N2N", NTTConfig{}},
-	}
 	for logN := 20; logN <= maxLog; logN++ {
+		psi, err := fft.Generator(2 << logN)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The coset cases on gnark's default shift (7) and on ω_{2n}, whose factor merges into the
+		// twiddles; the quotient's orders (coset R→N, inverse coset N→R) besides the usual ones.
+		cases := []struct {
+			name string
+			cfg  NTTConfig
+		}{
+			{"fwd-N2R", NTTConfig{OutputBitReversed: true}},
+			{"coset-N2R", NTTConfig{Coset: true, OutputBitReversed: true}},
+			{"coset-ω2n-N2R", NTTConfig{Coset: true, OutputBitReversed: true, Shift: psi}},
+			{"coset-R2N", NTTConfig{Coset: true, InputBitReversed: true}},
+			{"coset-ω2n-R2N", NTTConfig{Coset: true, InputBitReversed: true, Shift: psi}},
+			{"inv-R2N", NTTConfig{Inverse: true, InputBitReversed: true}},
+			{"inv-coset-R2N", NTTConfig{Inverse: true, Coset: true, InputBitReversed: true}},
+			{"inv-coset-ω2n-R2N", NTTConfig{Inverse: true, Coset: true, InputBitReversed: true, Shift: psi}},
+			{"inv-coset-N2R", NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true}},
+			{"inv-coset-ω2n-N2R", NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true, Shift: psi}},
+			{"fwd-N2N", NTTConfig{}},
+		}
 		for _, c := range cases {
 			if logN != maxLog && logN != 24 && logN != 20 && c.name != "fwd-N2R" {
 				continue

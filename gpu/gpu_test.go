@@ -458,66 +458,80 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 
 // TestGroth16HMatchesSteps checks the one-call quotient against the same recipe run a step at a
 // time on the device (quotientSteps: NTT, Mul and Quotient, each checked against gnark-crypto and
-// the host above).
+// the host above), on the cosets of quotientShifts.
 func TestGroth16HMatchesSteps(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
-	quotientCases(t, func(logN int, vecs [][]fr.Element, zInv fr.Element) {
-		n := 1 << logN
-		var results [2][]fr.Element
-		for r := range results {
-			bufs := make([]*Scalars, 3)
-			for i, v := range vecs {
-				bufs[i] = testScalars(t, d, n+1)
-				if err := bufs[i].Upload(ctx, 0, v); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if r == 0 {
-				if err := quotientSteps(ctx, bufs[0], bufs[1], bufs[2], logN, zInv); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				ntt, pointwise, err := bufs[0].Groth16H(ctx, bufs[1], bufs[2], logN, zInv)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ntt <= 0 || pointwise <= 0 {
-					t.Fatalf("2^%d: device times %v and %v, want both positive", logN, ntt, pointwise)
-				}
-			}
-			results[r] = make([]fr.Element, n+1)
-			if err := bufs[0].Download(ctx, 0, results[r]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if results[1][n] != vecs[0][n] {
-			t.Fatalf("2^%d: the element past the domain changed", logN)
-		}
-		for i := range results[0] {
-			if results[1][i] != results[0][i] {
-				t.Fatalf("2^%d: element %d: one call %v, steps %v", logN, i, results[1][i].String(), results[0][i].String())
-			}
+	quotientCases(t, func(logN int, vecs [][]fr.Element, random fr.Element) {
+		for name, shift := range quotientShifts(t, logN, random) {
+			groth16HMatchesSteps(t, d, logN, vecs, name, shift)
 		}
 	})
 
 	// Bad calls are refused before any device work.
 	x, y, z := testScalars(t, d, 8), testScalars(t, d, 8), testScalars(t, d, 4)
+	seven := fr.NewElement(7)
 	for _, c := range []struct {
 		name    string
 		a, b, c *Scalars
 		logN    int
+		shift   fr.Element
 		want    string
 	}{
-		{"a and b the same", x, x, y, 2, "distinct"},
-		{"b and c the same", x, y, y, 2, "distinct"},
-		{"range", x, y, z, 3, "out of range"},
-		{"size", x, y, z, 0, "outside [1, 28]"},
-		{"size too large", x, y, z, MaxLogNTT + 1, "outside [1, 28]"},
+		{"a and b the same", x, x, y, 2, seven, "distinct"},
+		{"b and c the same", x, y, y, 2, seven, "distinct"},
+		{"range", x, y, z, 3, seven, "out of range"},
+		{"size", x, y, z, 0, seven, "outside [1, 28]"},
+		{"size too large", x, y, z, MaxLogNTT + 1, seven, "outside [1, 28]"},
+		{"zero shift", x, y, z, 2, fr.Element{}, "shift is zero"},
+		{"shift in the domain", x, y, z, 2, fr.NewElement(1), "g^n = 1"},
 	} {
-		_, _, err := c.a.Groth16H(ctx, c.b, c.c, c.logN, fr.Element{})
+		_, _, err := c.a.Groth16H(ctx, c.b, c.c, c.logN, c.shift)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// groth16HMatchesSteps runs the quotient of vecs on the coset shift·⟨ω⟩ both ways and compares
+// them element for element; the element past the domain must stay put.
+func groth16HMatchesSteps(t *testing.T, d *Device, logN int, vecs [][]fr.Element, name string, shift fr.Element) {
+	ctx := context.Background()
+	n := 1 << logN
+	var results [2][]fr.Element
+	for r := range results {
+		bufs := make([]*Scalars, 3)
+		for i, v := range vecs {
+			bufs[i] = testScalars(t, d, n+1)
+			if err := bufs[i].Upload(ctx, 0, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r == 0 {
+			if err := quotientSteps(ctx, bufs[0], bufs[1], bufs[2], logN, shift); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			ntt, pointwise, err := bufs[0].Groth16H(ctx, bufs[1], bufs[2], logN, shift)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ntt <= 0 || pointwise <= 0 {
+				t.Fatalf("2^%d shift %s: device times %v and %v, want both positive", logN, name, ntt, pointwise)
+			}
+		}
+		results[r] = make([]fr.Element, n+1)
+		if err := bufs[0].Download(ctx, 0, results[r]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if results[1][n] != vecs[0][n] {
+		t.Fatalf("2^%d shift %s: the element past the domain changed", logN, name)
+	}
+	for i := range results[0] {
+		if results[1][i] != results[0][i] {
+			t.Fatalf("2^%d shift %s: element %d: one call %v, steps %v", logN, name, i, results[1][i].String(),
+				results[0][i].String())
 		}
 	}
 }

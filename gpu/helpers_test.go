@@ -10,6 +10,7 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 )
 
 // testDevice returns device 0 or skips the test when libcuzk.so or a device
@@ -124,25 +125,38 @@ func testScalars(tb testing.TB, d *Device, n int) *Scalars {
 	return s
 }
 
-// quotientSteps runs Groth16's quotient on a, b, c over 2^logN a step at a time, as
-// prover/groth16.go's quotient does: three inverse transforms to bit-reversed order, two coset
-// transforms back, a·b, an inverse coset transform, Quotient with zInv.
-func quotientSteps(ctx context.Context, a, b, c *Scalars, logN int, zInv fr.Element) error {
+// quotientSteps runs Groth16's quotient on a, b, c over 2^logN a step at a time on the coset
+// shift·⟨ω⟩, as prover/groth16.go's quotient does: three inverse transforms to bit-reversed order,
+// two coset transforms back, a·b, an inverse coset transform, Quotient with 1/(shift^n − 1).
+func quotientSteps(ctx context.Context, a, b, c *Scalars, logN int, shift fr.Element) error {
 	for _, x := range []*Scalars{a, b, c} {
 		if err := x.NTT(ctx, 0, logN, NTTConfig{Inverse: true, OutputBitReversed: true}); err != nil {
 			return err
 		}
 	}
 	for _, x := range []*Scalars{a, b} {
-		if err := x.NTT(ctx, 0, logN, NTTConfig{Coset: true, InputBitReversed: true}); err != nil {
+		if err := x.NTT(ctx, 0, logN, NTTConfig{Coset: true, InputBitReversed: true, Shift: shift}); err != nil {
 			return err
 		}
 	}
 	if err := a.Mul(ctx, b, 1<<logN); err != nil {
 		return err
 	}
-	if err := a.NTT(ctx, 0, logN, NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true}); err != nil {
+	if err := a.NTT(ctx, 0, logN, NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true, Shift: shift}); err != nil {
 		return err
 	}
+	var zInv fr.Element
+	zInv.Exp(shift, new(big.Int).Lsh(big.NewInt(1), uint(logN)))
+	zInv.Sub(&zInv, new(fr.Element).SetOne()).Inverse(&zInv)
 	return a.Quotient(ctx, c, logN, zInv)
+}
+
+// quotientShifts are the coset shifts the quotient's tests run on 2^logN: ω_{2n} (the prover's,
+// merged into the transforms' twiddles), 7 (gnark's default) and a random one.
+func quotientShifts(tb testing.TB, logN int, random fr.Element) map[string]fr.Element {
+	psi, err := fft.Generator(2 << logN)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return map[string]fr.Element{"ω_2n": psi, "7": fr.NewElement(7), "random": random}
 }

@@ -28,7 +28,9 @@ type NTTConfig struct {
 	InputBitReversed  bool
 	OutputBitReversed bool
 	// Shift is the coset shift; zero means gnark's default
-	// fft.GeneratorFullMultiplicativeGroup() = 7.
+	// fft.GeneratorFullMultiplicativeGroup() = 7. ω_{2n} = fft.Generator(2n)
+	// (n ≤ 2^27) costs one product an element less than any other shift: its
+	// powers merge into the transform's twiddles (about 5 % at 2^27).
 	Shift fr.Element
 }
 

@@ -113,7 +113,8 @@ func runNTTEmu(t *testing.T, c nttEmuConfig, cases []nttEmuCase) {
 }
 
 // nttGnarkCases are the transforms of random inputs of 2^1..2^maxLog, forward and inverse,
-// with and without gnark's coset, in the four index orders, and a coset with another shift.
+// with and without gnark's coset, in the four index orders, a coset with another shift, and the
+// coset ω_{2n}·⟨ω⟩ (the plan's merged coset) in the four orders.
 func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
 	rng := newRand(t)
 	var cases []nttEmuCase
@@ -146,6 +147,21 @@ func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
 				cfg:   NTTConfig{Inverse: inv, Coset: true, InputBitReversed: inv, OutputBitReversed: !inv, Shift: shift},
 				input: a, want: want,
 			})
+		}
+		psi, err := fft.Generator(uint64(2 * n))
+		require.NoError(t, err)
+		pdom := fft.NewDomain(uint64(n), fft.WithShift(psi))
+		for _, inv := range []bool{false, true} {
+			for _, o := range nttOrders {
+				a := randScalars(rng.Uint64(), n)
+				want := append([]fr.Element(nil), a...)
+				gnarkNTT(pdom, want, inv, true, o.inBR, o.outBR)
+				cases = append(cases, nttEmuCase{
+					name:  fmt.Sprintf("2^%d inverse=%v shift ω_2n %s", logN, inv, o.name),
+					cfg:   NTTConfig{Inverse: inv, Coset: true, InputBitReversed: o.inBR, OutputBitReversed: o.outBR, Shift: psi},
+					input: a, want: want,
+				})
+			}
 		}
 	}
 	return cases

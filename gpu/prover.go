@@ -689,7 +689,7 @@ func (ws *workspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg pri
 		return err
 	}
 	c := NTTConfig{Inverse: cfg.Inverse, Coset: cfg.Coset, InputBitReversed: cfg.InputBitReversed,
-		OutputBitReversed: cfg.OutputBitReversed}
+		OutputBitReversed: cfg.OutputBitReversed, Shift: cfg.Shift}
 	return ws.p.timed(func(b *Breakdown) *time.Duration { return &b.NTT }, func() error {
 		return s.NTT(ctx, 0, logN, c)
 	})
@@ -721,7 +721,7 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 
 // RunQuotient implements primitive.QuotientRunner: the whole quotient in one device call
 // (Scalars.Groth16H); it counts the partition.
-func (ws *workspace) RunQuotient(ctx context.Context, logN int, zInv fr.Element) error {
+func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) error {
 	a, b, err := ws.bufPair(primitive.BufA, primitive.BufB)
 	if err != nil {
 		return err
@@ -730,7 +730,7 @@ func (ws *workspace) RunQuotient(ctx context.Context, logN int, zInv fr.Element)
 	if err != nil {
 		return err
 	}
-	ntt, pointwise, err := a.Groth16H(ctx, b, c, logN, zInv)
+	ntt, pointwise, err := a.Groth16H(ctx, b, c, logN, shift)
 	if err != nil {
 		return err
 	}

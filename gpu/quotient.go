@@ -61,21 +61,24 @@ func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.El
 }
 
 // Groth16H computes Groth16's quotient h = (a·b − c)/Z, Z = X^n − 1 with n = 2^logN, from a = s,
-// b and c's values over the domain in natural order, in one device call: the steps of NTT, Mul
-// and Quotient that prover's quotient takes (three inverse transforms, two coset transforms, a·b,
-// an inverse coset transform, Quotient with zInv = 1/(7^n − 1)), on one stream, waited for once.
+// b and c's values over the domain in natural order, on the coset shift·⟨ω⟩, in one device call:
+// the steps of NTT, Mul and Quotient that prover's quotient takes (three inverse transforms, two
+// coset transforms, a·b, an inverse coset transform, Quotient with zInv = 1/(shift^n − 1)), on
+// one stream, waited for once, with a·b done as the second coset transform stores its output.
 // s then holds h's coefficients in natural order, and b and c are overwritten. It returns the
-// device time of the six transforms and of the two element-wise steps.
+// device time of the six transforms (with the product) and of the last element-wise step. The
+// shift must be nonzero with shift^n ≠ 1; ω_{2n} = fft.Generator(2n) is the fastest (its powers
+// merge into the transforms' twiddles).
 //
 // The single call is what makes it faster than the steps: a goroutine that returns from a device
 // call may wait for the Go scheduler, up to tens of milliseconds when every core is busy (with
 // synthesis), and the device idles meanwhile.
-func (s *Scalars) Groth16H(ctx context.Context, b, c *Scalars, logN int, zInv fr.Element) (ntt, pointwise time.Duration, err error) {
+func (s *Scalars) Groth16H(ctx context.Context, b, c *Scalars, logN int, shift fr.Element) (ntt, pointwise time.Duration, err error) {
 	if logN < 1 || logN > MaxLogNTT {
 		return 0, 0, fmt.Errorf("gpu: groth16 quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
 	err = s.withOperands(ctx, "groth16 quotient", 1<<logN, func() error {
-		ntt, pointwise, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, c.h, logN, unsafe.Pointer(&zInv))
+		ntt, pointwise, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, c.h, logN, unsafe.Pointer(&shift))
 		if err != nil {
 			return fmt.Errorf("gpu: groth16 quotient over 2^%d: %w", logN, err)
 		}

@@ -135,7 +135,11 @@ func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg p
 	if err != nil {
 		return err
 	}
-	domain := fft.NewDomain(uint64(len(v)), fft.WithCache())
+	domainOpts := []fft.DomainOption{fft.WithCache()}
+	if cfg.Coset && !cfg.Shift.IsZero() {
+		domainOpts = append(domainOpts, fft.WithShift(cfg.Shift)) // the cache is keyed by the shift too
+	}
+	domain := fft.NewDomain(uint64(len(v)), domainOpts...)
 	var opts []fft.Option
 	if cfg.Coset {
 		opts = append(opts, fft.OnCoset())

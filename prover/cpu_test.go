@@ -12,23 +12,19 @@ import (
 	"github.com/cuzk-go/cuzk/prover/primitive"
 )
 
-// naiveNTT returns A_k = Σ_j a_j·(g^j)·ω^(jk) (forward) or n⁻¹·g^(−k)·Σ_j a_j·ω^(−jk) (inverse),
-// g = 7 on a coset and 1 otherwise, in natural order.
-func naiveNTT(a []fr.Element, inverse, coset bool) []fr.Element {
+// naiveNTT returns A_k = Σ_j a_j·(g^j)·ω^(jk) (forward) or n⁻¹·g^(−k)·Σ_j a_j·ω^(−jk) (inverse)
+// in natural order: g is the coset shift, 1 for none.
+func naiveNTT(a []fr.Element, inverse bool, g fr.Element) []fr.Element {
 	n := len(a)
 	w, err := fft.Generator(uint64(n))
 	if err != nil {
 		panic(err)
 	}
-	g := fr.NewElement(1)
-	if coset {
-		g.SetUint64(cosetShift)
-	}
 	if inverse {
 		w.Inverse(&w)
 	}
 	in := append([]fr.Element(nil), a...)
-	if coset && !inverse {
+	if !inverse {
 		var gj fr.Element
 		gj.SetOne()
 		for j := range in {
@@ -67,7 +63,7 @@ func bitReversed(a []fr.Element) []fr.Element {
 }
 
 // TestCPUNTTMatchesDefinition checks the CPU primitive's transform in all sixteen configurations
-// against the definition in primitive.NTT.
+// against the definition in primitive.NTT, the cosets with the default shift (7) and with ω_{2n}.
 func TestCPUNTTMatchesDefinition(t *testing.T) {
 	ctx := context.Background()
 	dev := &cpuPrimitives{}
@@ -77,10 +73,21 @@ func TestCPUNTTMatchesDefinition(t *testing.T) {
 		for i := range a {
 			a[i].MustSetRandom()
 		}
-		for cfgBits := range 16 {
+		psi, err := fft.Generator(uint64(2 * n))
+		require.NoError(t, err)
+		for cfgBits := range 24 {
 			cfg := primitive.NTT{Inverse: cfgBits&1 != 0, Coset: cfgBits&2 != 0,
 				InputBitReversed: cfgBits&4 != 0, OutputBitReversed: cfgBits&8 != 0}
-			want := naiveNTT(a, cfg.Inverse, cfg.Coset)
+			g := fr.NewElement(1)
+			switch {
+			case cfgBits >= 16 && !cfg.Coset:
+				continue
+			case cfgBits >= 16:
+				cfg.Shift, g = psi, psi
+			case cfg.Coset:
+				g.SetUint64(7) // fft.OnCoset()'s default
+			}
+			want := naiveNTT(a, cfg.Inverse, g)
 			if cfg.OutputBitReversed {
 				want = bitReversed(want)
 			}
@@ -174,10 +181,12 @@ func TestQuotientMatchesDefinition(t *testing.T) {
 					c[i].Mul(&a[i], &b[i])
 				}
 			}
-			onCoset := func(v []fr.Element) []fr.Element { return naiveNTT(naiveNTT(v, true, false), false, true) }
+			g, err := fft.Generator(uint64(2 * m)) // quotientShift's coset
+			require.NoError(t, err)
+			one := fr.NewElement(1)
+			onCoset := func(v []fr.Element) []fr.Element { return naiveNTT(naiveNTT(v, true, one), false, g) }
 			ca, cb, cc := onCoset(a), onCoset(b), onCoset(c)
-			var g, zInv fr.Element
-			g.SetUint64(cosetShift)
+			var zInv fr.Element
 			zInv.Exp(g, bigUint(uint64(m)))
 			zInv.Sub(&zInv, new(fr.Element).SetOne())
 			zInv.Inverse(&zInv)
@@ -185,7 +194,7 @@ func TestQuotientMatchesDefinition(t *testing.T) {
 			for i := range p {
 				p[i].Mul(&ca[i], &cb[i]).Sub(&p[i], &cc[i]).Mul(&p[i], &zInv)
 			}
-			want := naiveNTT(p, true, true)
+			want := naiveNTT(p, true, g)
 			if kind == "satisfied" {
 				require.True(t, want[m-1].IsZero(), "2^%d: deg h < m−1 when c = a·b", logM)
 			}
@@ -222,12 +231,12 @@ type quotientRunner struct {
 	*cpuWorkspace
 	t     *testing.T
 	calls []int
-	zInv  fr.Element
+	shift fr.Element
 }
 
-func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, zInv fr.Element) error {
+func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, shift fr.Element) error {
 	q.calls = append(q.calls, logN)
-	q.zInv = zInv
+	q.shift = shift
 	return nil
 }
 
@@ -247,7 +256,7 @@ func (q *quotientRunner) Quotient(context.Context, primitive.Buf, primitive.Buf,
 }
 
 // TestQuotientTakesTheRunner checks that a workspace implementing primitive.QuotientRunner gets
-// the whole quotient as one call, with the domain's size and 1/(7^m − 1).
+// the whole quotient as one call, with the domain's size and the coset shift ω_{2m}.
 func TestQuotientTakesTheRunner(t *testing.T) {
 	ctx := context.Background()
 	ws, err := (&cpuPrimitives{}).Workspace(ctx, primitive.Dims{Domain: 8, W: 1, B: 1})
@@ -257,8 +266,10 @@ func TestQuotientTakesTheRunner(t *testing.T) {
 	task := &groth16Task{ws: q, dims: primitive.Dims{Domain: 8}}
 	require.NoError(t, task.quotient(ctx))
 	require.Equal(t, []int{3}, q.calls)
-	var want fr.Element
-	want.SetUint64(7 * 7 * 7 * 7 * 7 * 7 * 7 * 7) // 7^8
-	want.Sub(&want, new(fr.Element).SetOne()).Inverse(&want)
-	require.Equal(t, want, q.zInv)
+	want, err := fft.Generator(16)
+	require.NoError(t, err)
+	require.Equal(t, want, q.shift)
+	var z fr.Element
+	z.Exp(want, bigUint(8))
+	require.Equal(t, "-1", z.String(), "ω_16^8")
 }

@@ -8,6 +8,7 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
 	"github.com/cuzk-go/cuzk/prover/primitive"
 	"github.com/cuzk-go/cuzk/synth"
@@ -242,7 +243,7 @@ func (t *groth16Task) Run(ctx context.Context) error {
 }
 
 // quotient turns the staged evaluations of a, b, c over the domain ⟨ω⟩ of size m into the m−1
-// coefficients of h = (a·b − c)/Z, Z = X^m − 1, left in BufA in natural order. On the coset
+// coefficients of h = (a·b − c)/Z, Z = X^m − 1, left in BufA in natural order. On a coset
 // g·⟨ω⟩, Z is the constant g^m − 1, and deg h < m, so h is the inverse coset transform of
 // (a·b − c)/(g^m − 1) there; the inverse coset transform of c's values on the coset is c's
 // coefficients, so only a and b need them:
@@ -254,11 +255,19 @@ func (t *groth16Task) Run(ctx context.Context) error {
 // for an unsatisfied assignment. The inverse transforms leave bit-reversed order and the coset
 // transforms take it, so no transform permutes; Quotient's bit reversal gives h natural order.
 // A workspace that implements primitive.QuotientRunner (a GPU's) takes these steps in one call.
+//
+// The coset is quotientShift's, g = ω_{2m}. When a·b − c vanishes on the domain (a satisfied
+// assignment), h is the same on every coset, so the proof is bellperson's, whose coset is 7's;
+// otherwise (no valid proof either way) h depends on g.
 func (t *groth16Task) quotient(ctx context.Context) error {
 	m := t.dims.Domain
 	logM := bits.TrailingZeros(uint(m))
+	shift, err := quotientShift(m)
+	if err != nil {
+		return err
+	}
 	if r, ok := t.ws.(primitive.QuotientRunner); ok {
-		return r.RunQuotient(ctx, logM, zInverseOnCoset(m))
+		return r.RunQuotient(ctx, logM, shift)
 	}
 	toBitReversed := primitive.NTT{Inverse: true, OutputBitReversed: true}
 	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
@@ -267,26 +276,35 @@ func (t *groth16Task) quotient(ctx context.Context) error {
 		}
 	}
 	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB} {
-		if err := t.ws.NTT(ctx, b, logM, primitive.NTT{Coset: true, InputBitReversed: true}); err != nil {
+		if err := t.ws.NTT(ctx, b, logM, primitive.NTT{Coset: true, InputBitReversed: true, Shift: shift}); err != nil {
 			return err
 		}
 	}
 	if err := t.ws.Mul(ctx, primitive.BufA, primitive.BufB, m); err != nil {
 		return err
 	}
-	if err := t.ws.NTT(ctx, primitive.BufA, logM, primitive.NTT{Inverse: true, Coset: true, OutputBitReversed: true}); err != nil {
+	inverseOnCoset := primitive.NTT{Inverse: true, Coset: true, OutputBitReversed: true, Shift: shift}
+	if err := t.ws.NTT(ctx, primitive.BufA, logM, inverseOnCoset); err != nil {
 		return err
 	}
-	return t.ws.Quotient(ctx, primitive.BufA, primitive.BufC, logM, zInverseOnCoset(m))
+	return t.ws.Quotient(ctx, primitive.BufA, primitive.BufC, logM, zInverseOnCoset(m, shift))
 }
 
-// cosetShift is g = 7, the coset shift of gnark-crypto's fft.OnCoset() and of primitive.NTT.
-const cosetShift = 7
+// quotientShift returns the quotient's coset shift for a domain of size m: ω_{2m} =
+// fft.Generator(2m), whose powers the device's transforms merge into their twiddles, one
+// product an element less than another shift costs.
+func quotientShift(m int) (fr.Element, error) {
+	g, err := fft.Generator(2 * uint64(m))
+	if err != nil {
+		return fr.Element{}, fmt.Errorf("prover: quotient over a domain of %d: %w", m, err)
+	}
+	return g, nil
+}
 
-// zInverseOnCoset returns 1/(g^m − 1), the inverse of Z(X) = X^m − 1 anywhere on the coset g·⟨ω⟩.
-func zInverseOnCoset(m int) fr.Element {
-	var g, z, one fr.Element
-	g.SetUint64(cosetShift)
+// zInverseOnCoset returns 1/(g^m − 1), the inverse of Z(X) = X^m − 1 anywhere on the coset g·⟨ω⟩
+// (−1/2 for g = ω_{2m}, whose m-th power is −1).
+func zInverseOnCoset(m int, g fr.Element) fr.Element {
+	var z, one fr.Element
 	one.SetOne()
 	z.Exp(g, bigUint(uint64(m)))
 	z.Sub(&z, &one)

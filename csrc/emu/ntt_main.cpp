@@ -19,26 +19,31 @@
 using namespace cuzk;
 
 // host_twiddles owns the tables of one root (ntt.cu's make_twiddles) and its
-// low tables scaled by n⁻¹ (ntt.cu's inverse_scaled).
+// low and high tables scaled by n⁻¹ (ntt.cu's inverse_scaled and psi_inverse_scaled).
 struct host_twiddles {
-  std::vector<fr_t> lo, hi, diag;
-  std::map<uint32_t, std::vector<fr_t>> lo_scaled;
+  std::vector<fr_t> lo, hi, diag, diag2;
+  std::map<uint32_t, std::vector<fr_t>> lo_scaled, hi_scaled;
   ntt_twiddles T;
-  const fr_t* scaled(uint32_t log_n) {
-    auto& v = lo_scaled[log_n];
+  static const fr_t* scaled(std::map<uint32_t, std::vector<fr_t>>& m, const std::vector<fr_t>& t, uint32_t log_n) {
+    auto& v = m[log_n];
     if (v.empty()) {
-      v = lo;
+      v = t;
       const fr_t ninv = ntt_size_inverse(log_n);
       for (auto& x : v) x = x * ninv;
     }
     return v.data();
   }
+  const fr_t* scaled(uint32_t log_n) { return scaled(lo_scaled, lo, log_n); }
+  const fr_t* hi_scaled_for(uint32_t log_n) { return scaled(hi_scaled, hi, log_n); }
   explicit host_twiddles(const fr_t& w) {
     pow_table_host(w, lo, hi);
     diag.resize(size_t(1) << DIAG_BITS);
+    diag2.resize(size_t(2) << DIAG_BITS);
     T.pow = pow_table{lo.data(), hi.data()};
     for (uint32_t x = 0; x < diag.size(); x++) diag[x] = pow_lookup(T.pow, x << (NTT_ROOT_LOG - DIAG_BITS));
+    for (uint32_t x = 0; x < diag2.size(); x++) diag2[x] = pow_lookup(T.pow, x << (NTT_ROOT_LOG - DIAG_BITS - 1));
     T.diag = diag.data();
+    T.diag2 = diag2.data();
   }
 };
 
@@ -96,6 +101,8 @@ int main(int argc, char** argv) {
           g.l[2 * i] = (uint32_t)sw[i];
           g.l[2 * i + 1] = (uint32_t)(sw[i] >> 32);
         }
+      v.psi = g == ntt_psi(log_n);
+      v.psi_inv_scaled = omi.hi_scaled_for(log_n);
       size_t i = 0;
       while (i < shifts.size() && !(shifts[i] == g)) i++;
       if (i == shifts.size()) {

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 10
+#define CUZK_ABI_VERSION 11
 
 /* Error codes. */
 enum {
@@ -72,7 +72,9 @@ typedef struct {
 /* NTT options. The transform is A_k = Σ_j a_j·ω^(jk) with ω = gnark's
  * fft.Generator(n); inverse uses ω⁻¹ and scales by n⁻¹. coset multiplies
  * a_j by shift^j before a forward transform and the output of an inverse
- * transform by shift^(−j); shift all-zero means gnark's default 7.
+ * transform by shift^(−j); shift all-zero means gnark's default 7. The shift
+ * ω_{2n} = fft.Generator(2n) (log_n ≤ 27) costs one product an element less
+ * than any other: its factor merges into the twiddles.
  * in_bitrev/out_bitrev select bit-reversed index order of input/output:
  * (0,1) is gnark's DIF, (1,0) gnark's DIT. */
 typedef struct {
@@ -111,16 +113,19 @@ CUZK_API cuzk_error_t cuzk_fr_mul(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, uint
 CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c, uint32_t log_n, const void *z_inv);
 /* Groth16's whole quotient h = (a·b − c)/Z, Z = X^n − 1, n = 2^log_n (1 ≤ log_n ≤ 28), from a, b
  * and c's values over the domain (natural order), on one stream and waited for once: the inverse
- * transforms of a, b and c (to bit-reversed order), the coset transforms of a and b (to natural
- * order), a ← a·b, the inverse coset transform of a (to bit-reversed order), then
- * cuzk_fr_quotient's step with c. a, b and c are distinct buffers on one device of at least n
- * elements; on return a holds h's coefficients in natural order and b and c are overwritten.
- * z_inv is 1/(g^n − 1) for the default coset shift g = 7 (one fr.Element, Montgomery form).
- * device_ns[0] receives the device time of the six transforms, device_ns[1] that of the two
- * element-wise steps, in nanoseconds. One call instead of eight, so that no step waits for the
+ * transforms of a, b and c (to bit-reversed order), the coset transforms of b and a (to natural
+ * order, a's last pass multiplying each value by b's: a ← a·b), the inverse coset transform of a
+ * (to bit-reversed order), then cuzk_fr_quotient's step with c and z_inv = 1/(g^n − 1). a, b and c
+ * are distinct buffers on one device of at least n elements; on return a holds h's coefficients
+ * in natural order and b and c are overwritten. shift is the coset shift g (one fr.Element,
+ * Montgomery form, in host memory), nonzero with g^n ≠ 1; for a, b, c that satisfy the R1CS
+ * (Z divides a·b − c) h does not depend on it. g = ω_{2n} = fft.Generator(2n) (log_n ≤ 27) is
+ * the fastest: its coset factor merges into the transforms' twiddles (docs/gpu-kernels.md).
+ * device_ns[0] receives the device time of the six transforms, device_ns[1] that of the last
+ * element-wise step, in nanoseconds. One call instead of eight, so that no step waits for the
  * host between two others. */
 CUZK_API cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t *a, cuzk_fr_buf_t *b, cuzk_fr_buf_t *c, uint32_t log_n,
-                                     const void *z_inv, uint64_t device_ns[2]);
+                                     const void *shift, uint64_t device_ns[2]);
 /* Compaction by a bitmap: dst[dst_off + r] = src[src_off + i] for the r-th i < n whose bit is
  * set in mask (bit i%64 of mask[i/64]; (n+63)/64 words in host memory, bits ≥ n ignored), in
  * order. *selected receives the count. dst and src are distinct buffers on one device. */

@@ -146,9 +146,9 @@ cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t
   return guard("quotient", [&] { fr_quotient(a, c, log_n, z_inv); });
 }
 
-cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv,
-                           uint64_t device_ns[2]) {
-  return guard("groth16 quotient", [&] { groth16_h(a, b, c, log_n, z_inv, device_ns); });
+cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
+                            uint64_t device_ns[2]) {
+  return guard("groth16 quotient", [&] { groth16_h(a, b, c, log_n, shift, device_ns); });
 }
 
 cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t* buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t* cfg) {

@@ -18,6 +18,7 @@ struct device_tables {
   bool ready = false;
   ntt_twiddles omega{}, omega_inv{};
   const fr_t* omega_inv_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω^(−i), i < 2^14, per log_n (built on first use)
+  const fr_t* psi_inv_scaled[NTT_ROOT_LOG + 1] = {};    // n⁻¹·ω_{2^14}^(−i), i < 2^14, per log_n (likewise)
   std::vector<coset_tables> cosets;
   std::vector<void*> allocations;  // owned device tables, freed never (process lifetime)
 };
@@ -34,10 +35,12 @@ static device_tables& tables_for(int dev) {
   return *g_tables[dev];
 }
 
-// ntt_fill_diag writes ntt_twiddles.diag from the power table T of ω_{2^28}.
-__global__ void ntt_fill_diag(fr_t* __restrict__ out, pow_table T) {
+// ntt_fill_diag writes a diagonal table, out[x] = ω_{2^log_order}^x for x <
+// 2^log_order, from the power table T of ω_{2^28}: ntt_twiddles.diag
+// (log_order = DIAG_BITS) or diag2 (DIAG_BITS + 1).
+__global__ void ntt_fill_diag(fr_t* __restrict__ out, pow_table T, uint32_t log_order) {
   uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x < (1u << DIAG_BITS)) out[x] = pow_lookup(T, x << (NTT_ROOT_LOG - DIAG_BITS));
+  if (x < (1u << log_order)) out[x] = pow_lookup(T, x << (NTT_ROOT_LOG - log_order));
 }
 
 static void* upload_table(device_tables& c, const std::vector<fr_t>& h) {
@@ -59,12 +62,18 @@ static pow_table make_pow_table(device_tables& c, const fr_t& x) {
 static ntt_twiddles make_twiddles(device_tables& c, const fr_t& w) {
   ntt_twiddles t;
   t.pow = make_pow_table(c, w);
-  fr_t* d = (fr_t*)device_malloc(sizeof(fr_t) << DIAG_BITS);
-  c.allocations.push_back(d);
-  ntt_fill_diag<<<((1u << DIAG_BITS) + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS, ELEMENTWISE_THREADS>>>(d, t.pow);
-  CUZK_LAUNCHED();
+  fr_t* d[2];
+  for (uint32_t i = 0; i < 2; i++) {
+    const uint32_t log_order = DIAG_BITS + i;
+    d[i] = (fr_t*)device_malloc(sizeof(fr_t) << log_order);
+    c.allocations.push_back(d[i]);
+    ntt_fill_diag<<<((1u << log_order) + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS, ELEMENTWISE_THREADS>>>(
+        d[i], t.pow, log_order);
+    CUZK_LAUNCHED();
+  }
   CUZK_CUDA(cudaDeviceSynchronize());
-  t.diag = d;
+  t.diag = d[0];
+  t.diag2 = d[1];
   return t;
 }
 
@@ -78,6 +87,7 @@ static void ntt_tables(device_tables& c, ntt_twiddles* omega, ntt_twiddles* omeg
     const int smem = (int)(((1u << PASS_BITS) + (1u << PASS_BITS) / 2) * sizeof(fr_t));
     CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     c.ready = true;
   }
   *omega = c.omega;
@@ -95,6 +105,20 @@ static const fr_t* inverse_scaled(device_tables& c, uint32_t log_n) {
     c.omega_inv_scaled[log_n] = (const fr_t*)upload_table(c, lo);
   }
   return c.omega_inv_scaled[log_n];
+}
+
+// psi_inverse_scaled returns the row table n⁻¹·ω_{2^14}^(−i) of n = 2^log_n (the inverse
+// transform on the coset ntt_psi(log_n)).
+static const fr_t* psi_inverse_scaled(device_tables& c, uint32_t log_n) {
+  std::lock_guard<std::mutex> g(c.mu);
+  if (!c.psi_inv_scaled[log_n]) {
+    std::vector<fr_t> lo, hi;
+    pow_table_host(ntt_root().inverse(), lo, hi);
+    const fr_t ninv = ntt_size_inverse(log_n);
+    for (auto& x : hi) x = x * ninv;
+    c.psi_inv_scaled[log_n] = (const fr_t*)upload_table(c, hi);
+  }
+  return c.psi_inv_scaled[log_n];
 }
 
 // coset_for returns the tables of shift, with inv_scaled[log_n] built.
@@ -120,37 +144,48 @@ static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_
   return t;
 }
 
-void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s) {
+void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times) {
   require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
   device_tables& c = tables_for(dev);
   ntt_twiddles om, omi;
   ntt_tables(c, &om, &omi);
   bool zero_shift = true;
   for (int i = 0; i < 4; i++) zero_shift &= cfg.shift[i] == 0;
-  coset_tables ct{};
-  if (cfg.coset) {
-    fr_t sh;
-    if (zero_shift) {
-      sh = ntt_default_shift();
-    } else {
+  const bool inv = cfg.inverse != 0, coset = cfg.coset != 0;
+  ntt_tables_view v{};
+  v.omega = om;
+  v.omega_inv = omi;
+  if (coset) {
+    fr_t sh = ntt_default_shift();
+    if (!zero_shift)
       for (int i = 0; i < 4; i++) {
         sh.l[2 * i] = (uint32_t)cfg.shift[i];
         sh.l[2 * i + 1] = (uint32_t)(cfg.shift[i] >> 32);
       }
+    v.psi = log_n < (uint32_t)NTT_ROOT_LOG && sh == ntt_psi(log_n);
+    if (v.psi) {
+      if (inv) v.psi_inv_scaled = psi_inverse_scaled(c, log_n);
+    } else {
+      const coset_tables ct = coset_for(c, sh, log_n);
+      v.coset_fwd = ct.fwd;
+      v.coset_inv_scaled = pow_table{ct.inv_scaled[log_n], ct.inv.hi};
     }
-    ct = coset_for(c, sh, log_n);
   }
-  ntt_tables_view v{};
-  v.omega = om;
-  v.omega_inv = omi;
-  v.coset_fwd = ct.fwd;
-  v.coset_inv_scaled = pow_table{ct.inv_scaled[log_n], ct.inv.hi};
-  const bool inv = cfg.inverse != 0, coset = cfg.coset != 0;
   if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = inverse_scaled(c, log_n);
-  const ntt_plan P = plan_ntt(log_n, inv, coset, cfg.in_bitrev != 0, cfg.out_bitrev != 0, v);
+  ntt_plan P = plan_ntt(log_n, inv, coset, cfg.in_bitrev != 0, cfg.out_bitrev != 0, v);
+  if (times) {
+    ntt_factor& last = P.pass[P.np - 1].args.on_store;
+    require(P.pass[P.np - 1].dit && last.kind == FACTOR_NONE && !P.bitrev_after,
+            "ntt: a product by another array needs a transform from bit-reversed to natural order whose "
+            "last pass stores its output unscaled");
+    last.kind = FACTOR_ARRAY;
+    last.lo = times;
+  }
   for (uint32_t i = 0; i < P.np; i++) {
     const ntt_launch& l = P.pass[i];
-    if (l.dit)
+    if (l.dit && l.args.on_store.kind == FACTOR_ARRAY)
+      ntt_pass<true, true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+    else if (l.dit)
       ntt_pass<true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
     else
       ntt_pass<false><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);

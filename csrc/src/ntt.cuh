@@ -91,13 +91,16 @@ struct pow_table {
 };
 
 // ntt_twiddles are the powers of one root of unity (ω_{2^28} or its inverse):
-// pow for any exponent (two lookups and a product), and diag[x] = ω_{2^DIAG_BITS}^x
+// pow for any exponent (two lookups and a product), diag[x] = ω_{2^DIAG_BITS}^x
 // for x < 2^DIAG_BITS (one lookup; 8 MiB, resident in L2), which serves every
-// twiddle diagonal of a sub-transform of size ≤ 2^DIAG_BITS.
+// twiddle diagonal of a sub-transform of size ≤ 2^DIAG_BITS, and diag2[x] =
+// ω_{2^(DIAG_BITS+1)}^x for x < 2^(DIAG_BITS+1) (16 MiB), which serves the
+// diagonals of the ω_{2n} coset (ntt_psi) up to the same size.
 constexpr int DIAG_BITS = CUZK_NTT_DIAG_BITS;
 struct ntt_twiddles {
   pow_table pow;
   const fr_t* diag;
+  const fr_t* diag2;
 };
 
 // coset_tables are the powers of one coset shift g and of its inverse, and
@@ -118,6 +121,17 @@ inline fr_t ntt_root() {
   fr_t w;
   for (int i = 0; i < 8; i++) w.l[i] = root32[i];
   for (int i = 0; i < 32 - NTT_ROOT_LOG; i++) w = w.sqr();
+  return w;
+}
+
+// ntt_psi returns ψ = ω_{2n} for n = 2^log_n (log_n < NTT_ROOT_LOG): gnark's
+// fft.Generator(2n), a coset shift with ψ² = ω_n and ψ^n = −1. On the coset
+// ψ·⟨ω_n⟩ the coset factor ψ^j merges into the twiddle diagonals, which are
+// powers of ω_{2M} instead of ω_M (plan_ntt), so that the coset costs one
+// product an element instead of two.
+inline fr_t ntt_psi(uint32_t log_n) {
+  fr_t w = ntt_root();
+  for (uint32_t i = log_n + 1; i < (uint32_t)NTT_ROOT_LOG; i++) w = w.sqr();
   return w;
 }
 
@@ -149,32 +163,51 @@ __device__ __forceinline__ fr_t pow_lookup(const pow_table& t, uint32_t e) {
 }
 
 // ntt_factor is the element-wise factor a pass applies to its elements on
-// load or on store: none, a constant c, or a table entry f(x) = lo[x mod
-// 2^lo_bits]·hi[x >> lo_bits] (one product, none when x < 2^lo_bits), where
-// x is either the twiddle-diagonal exponent (i0·k1) << shift of the element,
-// or its natural index j: the position, or with bitrev the position's bit
-// reversal over log_n bits.
-enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_DIAG, FACTOR_INDEX };
+// load or on store: none, a constant c, the element of another array at the
+// same position (lo[pos]), or a table entry f(x) = lo[x mod 2^lo_bits]·hi[x >>
+// lo_bits] (one product, none when x < 2^lo_bits), where x is
+//   - GRID: (i0·mi + ai)·(r·mk + ak) << shift for an element in column i0 of
+//     the pass block and row i1 of its K-point DFT, r = i1 or with bitrev the
+//     DFT's output row k1 (i1's reversal over k bits): the twiddle diagonal
+//     i0·k1, on the ω_{2n} coset i0·(2k1+1) or (2i0+1)·k1, or the row alone
+//     (mi = 0, ai = 1);
+//   - INDEX: its natural index j: the position, or with bitrev the position's
+//     bit reversal over log_n bits.
+enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_ARRAY, FACTOR_GRID, FACTOR_INDEX };
 struct ntt_factor {
   uint32_t kind, shift, lo_bits;
+  uint32_t mi, ai, mk, ak;  // GRID's exponent
   bool bitrev;
   const fr_t* lo;
   const fr_t* hi;
   fr_t c;
 };
 
+// ntt_diag_odd says which index of a twiddle diagonal's exponent is made odd
+// on the ω_{2n} coset: none (i0·k1), k1 (i0·(2k1+1)) or i0 ((2i0+1)·k1).
+enum ntt_diag_odd : uint32_t { ODD_NONE, ODD_K1, ODD_I0 };
+
 // diag_factor is the twiddle diagonal ω_M^(i0·k1) of a sub-transform of size
 // M = 2^log_m from T: one lookup in T.diag for M ≤ 2^DIAG_BITS, else two
-// lookups in the power table and a product.
-inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m) {
+// lookups in the power table and a product. With odd it is the diagonal on
+// the ω_{2n} coset, ω_{2M}^(i0·(2k1+1)) (ODD_K1) or ω_{2M}^((2i0+1)·k1)
+// (ODD_I0), an exponent below 2M: one lookup in T.diag2 for M ≤ 2^DIAG_BITS,
+// else two lookups and a product (log_m < NTT_ROOT_LOG).
+inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m, uint32_t odd) {
   ntt_factor f{};
-  f.kind = FACTOR_DIAG;
+  f.kind = FACTOR_GRID;
+  f.bitrev = true;
+  f.mi = odd == ODD_I0 ? 2 : 1;
+  f.ai = odd == ODD_I0 ? 1 : 0;
+  f.mk = odd == ODD_K1 ? 2 : 1;
+  f.ak = odd == ODD_K1 ? 1 : 0;
+  const uint32_t log_order = odd == ODD_NONE ? log_m : log_m + 1;  // the root's: ω_M or ω_{2M}
   if (log_m <= DIAG_BITS) {
     f.shift = DIAG_BITS - log_m;
-    f.lo_bits = DIAG_BITS;
-    f.lo = f.hi = T.diag;
+    f.lo_bits = DIAG_BITS + (odd == ODD_NONE ? 0 : 1);
+    f.lo = f.hi = odd == ODD_NONE ? T.diag : T.diag2;
   } else {
-    f.shift = NTT_ROOT_LOG - log_m;
+    f.shift = NTT_ROOT_LOG - log_order;
     f.lo_bits = POW_BITS;
     f.lo = T.pow.lo;
     f.hi = T.pow.hi;
@@ -232,16 +265,21 @@ struct ntt_block {
   __device__ __forceinline__ fr_t twiddle(uint32_t x, bool global) const {
     return global ? fr_t::load(p->tw + (x << (POW_BITS - p->k))) : sh[K * G + x];
   }
-  // apply returns x·F(e) for element e at position pos.
+  // apply returns x·F(e) for element e at position pos; FACTOR_ARRAY only in the kernels built
+  // WITH_ARRAY (the others keep its code out of their body).
+  template <bool WITH_ARRAY>
   __device__ __forceinline__ fr_t apply(const ntt_factor& F, fr_t x, uint32_t e, uint64_t pos) const {
     if (F.kind == FACTOR_NONE) return x;
     fr_t f = F.c;
-    if (F.kind != FACTOR_CONST) {
+    if (WITH_ARRAY && F.kind == FACTOR_ARRAY) {
+      f = fr_t::load(F.lo + pos);
+    } else if (F.kind != FACTOR_CONST) {
       uint32_t ex;
-      if (F.kind == FACTOR_DIAG) {
-        const uint32_t k1 = __brev(e >> p->lg) >> (32 - p->k);
+      if (F.kind == FACTOR_GRID) {
+        const uint32_t i1 = e >> p->lg;
+        const uint32_t r = F.bitrev ? __brev(i1) >> (32 - p->k) : i1;
         const uint32_t i0 = (uint32_t)(i0base + (e & (G - 1)));
-        ex = (i0 * k1) << F.shift;  // i0·k1 < M
+        ex = ((i0 * F.mi + F.ai) * (r * F.mk + F.ak)) << F.shift;  // < M, or < 2M on the ω_{2n} coset
       } else {
         ex = F.bitrev ? (__brev((uint32_t)pos) >> (32 - p->log_n)) : (uint32_t)pos;
       }
@@ -253,11 +291,12 @@ struct ntt_block {
   }
   __device__ __forceinline__ fr_t load(uint32_t e) const {
     const uint64_t pos = gpos(e);
-    return apply(p->on_load, fr_t::load(a + pos), e, pos);
+    return apply<false>(p->on_load, fr_t::load(a + pos), e, pos);
   }
+  template <bool WITH_ARRAY>
   __device__ __forceinline__ void store(uint32_t e, fr_t x) const {
     const uint64_t pos = gpos(e);
-    fr_t::store(a + pos, apply(p->on_store, x, e, pos));
+    fr_t::store(a + pos, apply<WITH_ARRAY>(p->on_store, x, e, pos));
   }
 };
 
@@ -269,8 +308,8 @@ struct ntt_block {
 // No product is spent on a stage of half 1 (t+r = k−1) nor, when S = 1, on
 // offset x = 0. DIF runs the stages up, DIT down with Cooley–Tukey
 // butterflies. first: the elements come from global memory (load), last:
-// they go back there (store).
-template <bool DIT, int R>
+// they go back there (store, which takes FACTOR_ARRAY when WITH_ARRAY).
+template <bool DIT, int R, bool WITH_ARRAY>
 __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool first, bool last, uint32_t tid,
                                            uint32_t nt) {
   constexpr uint32_t U = 1u << R;
@@ -306,7 +345,7 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
 #pragma unroll
     for (uint32_t m = 0; m < U; m++) {
       if (last)
-        B.store(e0 + m * step, x[m]);
+        B.template store<WITH_ARRAY>(e0 + m * step, x[m]);
       else
         B.sh[e0 + m * step] = x[m];
     }
@@ -320,8 +359,9 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
 // step of fewer stages is the one that holds stage 0, so that the step of
 // the last stages keeps spacing S = 1, where the twiddles of 1 are the same
 // for every thread and cost no product (k = 9 in radix 4: 3.75 products an
-// element instead of 4 with the short step last).
-template <bool DIT>
+// element instead of 4 with the short step last). WITH_ARRAY: the last store
+// may multiply by another array (FACTOR_ARRAY).
+template <bool DIT, bool WITH_ARRAY = false>
 __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass_args& p, uint64_t bid,
                                                uint32_t tid, uint32_t nt) {
   ntt_block B;
@@ -355,11 +395,11 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
     const uint32_t R = c == 0 ? lead : RADIX_BITS;
     const bool first = s == 0, last = s + 1 == steps;
     if (R == 1)
-      radix_step<DIT, 1>(B, t, first, last, tid, nt);
+      radix_step<DIT, 1, WITH_ARRAY>(B, t, first, last, tid, nt);
     else if (R == 2 || RADIX_BITS == 2)
-      radix_step<DIT, 2>(B, t, first, last, tid, nt);
+      radix_step<DIT, 2, WITH_ARRAY>(B, t, first, last, tid, nt);
     else
-      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2)>(B, t, first, last, tid, nt);
+      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2), WITH_ARRAY>(B, t, first, last, tid, nt);
   }
 }
 
@@ -367,11 +407,11 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
 constexpr int PASS_MIN_BLOCKS = CUZK_NTT_BLOCKS * 256 / PASS_THREADS > 0 ? CUZK_NTT_BLOCKS * 256 / PASS_THREADS : 1;
 
 #if defined(__CUDACC__)  // csrc/emu calls ntt_pass_block with a host array as the shared memory
-template <bool DIT>
+template <bool DIT, bool WITH_ARRAY = false>
 __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
     ntt_pass(fr_t* __restrict__ a, ntt_pass_args p) {
   extern __shared__ fr_t ntt_sh[];
-  ntt_pass_block<DIT>(ntt_sh, a, p, blockIdx.x, threadIdx.x, blockDim.x);
+  ntt_pass_block<DIT, WITH_ARRAY>(ntt_sh, a, p, blockIdx.x, threadIdx.x, blockDim.x);
 }
 #endif
 
@@ -504,6 +544,53 @@ inline fr_t ntt_size_inverse(uint32_t log_n) {
   return two.pow_u64(log_n).inverse();
 }
 
+// pass_count is the number of passes of a transform of 2^log_n, and
+// pass_bits the stages k_p of pass p (in DIF order): ⌈log_n / PASS_BITS⌉
+// passes, the larger first.
+inline uint32_t pass_count(uint32_t log_n) { return (log_n + PASS_BITS - 1) / PASS_BITS; }
+inline uint32_t pass_bits(uint32_t log_n, uint32_t p) {
+  const uint32_t np = pass_count(log_n);
+  return log_n / np + (p < log_n % np ? 1 : 0);
+}
+
+// row_factor is the factor tab[x << (POW_BITS − 1 − k)] of the element in row
+// i1 of a pass of k stages, x = i1 or with bitrev its reversal over k bits:
+// with tab = ω.pow.hi (ω_{2^14}^y), ω_{2K}^x for K = 2^k ≤ 2^13.
+inline ntt_factor row_factor(const fr_t* tab, uint32_t k, bool bitrev) {
+  ntt_factor f{};
+  f.kind = FACTOR_GRID;
+  f.mi = 0;
+  f.ai = 1;
+  f.mk = 1;
+  f.ak = 0;
+  f.shift = POW_BITS - 1 - k;
+  f.lo_bits = POW_BITS;  // x << shift < 2^(POW_BITS−1): one lookup
+  f.bitrev = bitrev;
+  f.lo = f.hi = tab;
+  return f;
+}
+
+// The coset ψ·⟨ω_n⟩, ψ = ω_{2n} (ntt_psi), in the passes. Let the DIF passes
+// compute F = P_np·D_(np−1)···D_1·P_1, P_p the K_p-point DFTs of pass p and
+// D_p its twiddle diagonal ω_M^(i0·k1) (i0 the column, k1 the DFT's output
+// row of a sub-problem of size M); the DIT passes compute the transpose with
+// the same diagonals. Scaling the input by ψ^j (forward) or the output by
+// ψ^(−j) (inverse) splits j into a part each pass carries:
+//   PSI_PRE (the scaled index is the first DIF pass's input, j = i1·M/K + i0):
+//     ψ^(i0) is constant down a column, commutes with P_1 and joins D_1 as
+//     ω_{2n}^(i0·(2k1+1)); ψ^(i1·M/K) = ω_{2K}^(i1) stays on the row, on the
+//     first DIF pass's load. Forward DIF, and (transposed) inverse DIT, whose
+//     last pass stores the row factor times n⁻¹.
+//   PSI_POST (the scaled index is the DIF passes' output, j = k1 + K·j'):
+//     ψ^(k1) is constant on the sub-problem of the next passes and joins D_1
+//     as ω_{2n}^((2i0+1)·k1); ψ^(K·j') is the same coset of that sub-problem,
+//     so every diagonal becomes ω_{2M}^((2i0+1)·k1), and the last pass's DFT
+//     output row x keeps ω_{2K}^(x). Inverse DIF (times n⁻¹ on the last store),
+//     and (transposed) forward DIT, on its first pass's load.
+// The coset then costs one product an element (the row factor) instead of two
+// (the two-lookup power g^j and the product by it).
+enum ntt_psi_mode : uint32_t { PSI_NONE, PSI_PRE, PSI_POST };
+
 // make_ntt_plan plans a transform with the powers T of ω (ω⁻¹ for the
 // inverse): ⌈log_n / PASS_BITS⌉ passes of k_p stages each, the larger first,
 // decimation in frequency from natural input (its passes leave bit-reversed
@@ -515,14 +602,16 @@ inline fr_t ntt_size_inverse(uint32_t log_n) {
 // pass but the last; DIT: on load of every pass but the first). scaled_lo,
 // when given, replaces T.pow.lo in the two-lookup diagonal of the whole array
 // (s0 = 0, log_n > DIAG_BITS): a low table c·ω^i scales every element by c.
+// psi makes the diagonals those of the ω_{2n} coset: the first pass's
+// (PSI_PRE) or every pass's (PSI_POST).
 inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, const ntt_twiddles& T,
                               const ntt_factor& first_load, const ntt_factor& last_store,
-                              const fr_t* scaled_lo) {
+                              const fr_t* scaled_lo, ntt_psi_mode psi) {
   ntt_plan P;
   const bool dit = in_bitrev;
-  const uint32_t np = (log_n + PASS_BITS - 1) / PASS_BITS;
+  const uint32_t np = pass_count(log_n);
   uint32_t ks[(NTT_ROOT_LOG + PASS_BITS - 1) / PASS_BITS];
-  for (uint32_t p = 0; p < np; p++) ks[p] = log_n / np + (p < log_n % np ? 1 : 0);
+  for (uint32_t p = 0; p < np; p++) ks[p] = pass_bits(log_n, p);
   const ntt_factor none{};
   P.np = np;
   for (uint32_t pi = 0; pi < np; pi++) {
@@ -537,7 +626,8 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
     const uint32_t cols = L > 0 ? L : s0;
     const uint32_t lg = PASS_BITS - k < cols ? PASS_BITS - k : cols;
     const uint32_t GK = 1u << (k + lg);
-    ntt_factor diag = L > 0 ? diag_factor(T, log_n - s0) : none;
+    const uint32_t odd = psi == PSI_POST || (psi == PSI_PRE && s0 == 0) ? (psi == PSI_PRE ? ODD_K1 : ODD_I0) : ODD_NONE;
+    ntt_factor diag = L > 0 ? diag_factor(T, log_n - s0, odd) : none;
     if (scaled_lo && s0 == 0 && L > 0 && log_n > DIAG_BITS) diag.lo = scaled_lo;
     ntt_launch& l = P.pass[pi];
     l.dit = dit;
@@ -563,6 +653,8 @@ struct ntt_tables_view {
   const fr_t* omega_inv_scaled;  // n⁻¹·ω^(−i), i < 2^14: when ntt_diag_scales_inverse
   pow_table coset_fwd;           // g^i (forward coset)
   pow_table coset_inv_scaled;    // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
+  bool psi;                      // the coset shift is ntt_psi(log_n)
+  const fr_t* psi_inv_scaled;    // n⁻¹·ω_{2^14}^(−i), i < 2^14: the inverse's row factor on the ψ coset
 };
 
 // ntt_diag_scales_inverse says whether an inverse transform without coset
@@ -578,6 +670,15 @@ inline bool ntt_diag_scales_inverse(uint32_t log_n, bool inverse, bool coset) {
 inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitrev, bool out_bitrev,
                          const ntt_tables_view& v) {
   const bool dit = in_bitrev;
+  const ntt_twiddles& T = inverse ? v.omega_inv : v.omega;
+  if (coset && v.psi) {
+    // The row factor is the first DIF pass's (PSI_PRE) or the last's (PSI_POST): on the first
+    // launched pass's load in forward DIF and DIT, on the last launched pass's store in inverse.
+    const ntt_psi_mode psi = inverse == dit ? PSI_PRE : PSI_POST;
+    const uint32_t k = pass_bits(log_n, psi == PSI_PRE ? 0 : pass_count(log_n) - 1);
+    const ntt_factor row = row_factor(inverse ? v.psi_inv_scaled : T.pow.hi, k, psi == PSI_POST), none{};
+    return make_ntt_plan(log_n, dit, out_bitrev, T, inverse ? none : row, inverse ? row : none, nullptr, psi);
+  }
   // j's order: the input's on the first load, the passes' output order
   // (bit-reversed after DIF) on the last store.
   ntt_factor first{}, last{};
@@ -589,7 +690,7 @@ inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitre
     scaled_lo = v.omega_inv_scaled;
   else if (inverse)
     last = const_factor(ntt_size_inverse(log_n));
-  return make_ntt_plan(log_n, dit, out_bitrev, inverse ? v.omega_inv : v.omega, first, last, scaled_lo);
+  return make_ntt_plan(log_n, dit, out_bitrev, T, first, last, scaled_lo, PSI_NONE);
 }
 
 }  // namespace cuzk

@@ -58,8 +58,11 @@ inline void check_msm(const cuzk_bases* b, const cuzk_fr_buf_t* sc, uint64_t off
   require(sc->dev == b->dev, "scalars and bases live on different devices");
 }
 
-// ntt.cu: the transform of cuzk_ntt_cfg_t in place on d[0 : 2^log_n], enqueued on s.
-void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s);
+// ntt.cu: the transform of cuzk_ntt_cfg_t in place on d[0 : 2^log_n], enqueued on s; with times,
+// each output element d[i] is multiplied by times[i] as the last pass stores it (only from
+// bit-reversed to natural order, and refused for a transform whose last pass scales its output).
+void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s,
+             const fr_t* times = nullptr);
 
 // msm.cu: Σ scalars[i]·bases[i] for i < n, Jacobian result to host memory out; waits for s.
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
@@ -74,7 +77,7 @@ uint64_t fr_compact(cuzk_fr_buf_t* dst, uint64_t dst_off, const cuzk_fr_buf_t* s
 void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n);
 void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv);
 // vector.cu: Groth16's whole quotient on one stream, waited for once (cuzk_groth16_h).
-void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv,
+void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
                uint64_t ns[2]);
 
 // decode.cu: copies count encoded points (96 or 192 bytes each) from host memory to

@@ -180,23 +180,30 @@ static uint64_t elapsed_ns(const event_t& from, const event_t& to) {
   return (uint64_t)((double)ms * 1e6);
 }
 
-// groth16_h runs the whole quotient on one stream and waits once (cuzk_groth16_h):
+// groth16_h runs the whole quotient on one stream and waits once (cuzk_groth16_h), on the coset
+// g·⟨ω⟩, where Z = X^n − 1 is the constant g^n − 1:
 //
-//	iNTT of a, b, c (natural → bit-reversed); coset NTT of a and b (→ natural);
-//	a ← a·b; inverse coset NTT of a (→ bit-reversed); a ← (a − c)·z_inv in natural order.
+//	iNTT of a, b, c (natural → bit-reversed); coset NTT of b, then of a with each output
+//	multiplied by b's (→ natural, a ← â·b̂); inverse coset NTT of a (→ bit-reversed);
+//	a ← (a − c)/(g^n − 1) in natural order.
 //
-// ns[0] receives the device time of the six transforms, ns[1] that of the two element-wise steps.
-void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv,
+// ns[0] receives the device time of the six transforms (the product rides on the fifth's last
+// pass), ns[1] that of the last element-wise step.
+void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
                uint64_t ns[2]) {
   check_log_n(log_n);
   const uint64_t n = 1ull << log_n;
   check_pair(a, "a", b, "b", n);
   check_pair(a, "a", c, "c", n);
   check_pair(b, "b", c, "c", n);
-  require(z_inv != nullptr && ns != nullptr, "z_inv or ns is NULL");
+  require(shift != nullptr && ns != nullptr, "shift or ns is NULL");
+  fr_t g;
+  memcpy(&g, shift, sizeof g);
+  require(!g.is_zero(), "groth16 quotient: the coset shift is zero");
+  fr_t z = g.pow_u64(n) - fr_t::one();
+  require(!z.is_zero(), "groth16 quotient: the coset shift g has g^n = 1, so g·<ω> is the domain itself");
+  const fr_t z_inv = z.inverse();
   set_device(a->dev);
-  fr_t z;
-  memcpy(&z, z_inv, sizeof z);
   cuzk_ntt_cfg_t to_bitrev{}, coset{}, inv_coset{};
   to_bitrev.inverse = 1;
   to_bitrev.out_bitrev = 1;
@@ -205,21 +212,21 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   inv_coset.inverse = 1;
   inv_coset.coset = 1;
   inv_coset.out_bitrev = 1;
+  memcpy(coset.shift, shift, sizeof coset.shift);
+  memcpy(inv_coset.shift, shift, sizeof inv_coset.shift);
   stream_t s;
-  event_t start, transformed, multiplied, interpolated, done;
+  event_t start, interpolated, done;
   CUZK_CUDA(cudaEventRecord(start.e, s));
   for (cuzk_fr_buf_t* x : {a, b, c}) ntt_run(a->dev, x->p, log_n, to_bitrev, s);
-  for (cuzk_fr_buf_t* x : {a, b}) ntt_run(a->dev, x->p, log_n, coset, s);
-  CUZK_CUDA(cudaEventRecord(transformed.e, s));
-  mul_enqueue(a->p, b->p, n, s);
-  CUZK_CUDA(cudaEventRecord(multiplied.e, s));
+  ntt_run(a->dev, b->p, log_n, coset, s);
+  ntt_run(a->dev, a->p, log_n, coset, s, b->p);
   ntt_run(a->dev, a->p, log_n, inv_coset, s);
   CUZK_CUDA(cudaEventRecord(interpolated.e, s));
-  quotient_enqueue(a->p, c->p, log_n, z, s);
+  quotient_enqueue(a->p, c->p, log_n, z_inv, s);
   CUZK_CUDA(cudaEventRecord(done.e, s));
   s.sync();
-  ns[0] = elapsed_ns(start, transformed) + elapsed_ns(multiplied, interpolated);
-  ns[1] = elapsed_ns(transformed, multiplied) + elapsed_ns(interpolated, done);
+  ns[0] = elapsed_ns(start, interpolated);
+  ns[1] = elapsed_ns(interpolated, done);
 }
 
 }  // namespace cuzk

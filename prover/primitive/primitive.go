@@ -170,13 +170,14 @@ type Bases interface {
 // NTT selects a transform of 2^logN elements. The forward transform is A_k = Σ_j a_j·ω^(jk)
 // with ω = fft.Generator(2^logN) (gnark-crypto); Inverse uses ω⁻¹ and multiplies by 2^−logN.
 // Coset multiplies a_j by g^j before a forward transform and the output of an inverse
-// transform by g^(−j), g = 7 (gnark-crypto's fft.OnCoset()). The bit-reversed flags give the
-// order of the input and the output; false is natural order.
+// transform by g^(−j), g = Shift, or 7 (gnark-crypto's fft.OnCoset()) when Shift is zero. The
+// bit-reversed flags give the order of the input and the output; false is natural order.
 type NTT struct {
 	Inverse           bool
 	Coset             bool
 	InputBitReversed  bool
 	OutputBitReversed bool
+	Shift             fr.Element
 }
 
 // Workspace holds one partition's vectors on a device. Upload and Compact stage the partition
@@ -205,12 +206,12 @@ type Workspace interface {
 }
 
 // QuotientRunner is a Workspace that computes Groth16's whole quotient in one call: the steps of
-// prover's quotient (NTT, Mul, Quotient) on BufA, BufB and BufC, with h's coefficients left in
-// BufA in natural order and BufB and BufC overwritten; zInv = 1/(7^(2^logN) − 1). A device whose
+// prover's quotient (NTT, Mul, Quotient) on BufA, BufB and BufC, on the coset shift·⟨ω⟩, with h's
+// coefficients left in BufA in natural order and BufB and BufC overwritten. A device whose
 // host would otherwise return between steps (and may be resumed late by the Go scheduler when
 // every core is busy) keeps its work back to back this way.
 type QuotientRunner interface {
-	RunQuotient(ctx context.Context, logN int, zInv fr.Element) error
+	RunQuotient(ctx context.Context, logN int, shift fr.Element) error
 }
 
 // MSMJob is one MSM of MSMRunner.RunMSMs: Σ s[Off+i]·P_i over i < N, 1 ≤ N ≤ the section's

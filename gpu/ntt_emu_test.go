@@ -112,55 +112,39 @@ func runNTTEmu(t *testing.T, c nttEmuConfig, cases []nttEmuCase) {
 	}
 }
 
-// nttGnarkCases are the transforms of random inputs of 2^1..2^maxLog, forward and inverse,
-// with and without gnark's coset, in the four index orders, a coset with another shift, and the
-// coset ω_{2n}·⟨ω⟩ (the plan's merged coset) in the four orders.
+// nttGnarkCases are the transforms of random inputs of 2^1..2^maxLog, forward and inverse, in
+// the four index orders: without coset, on gnark's default coset (7), on the coset of shift 5,
+// and on the coset ω_{2n}·⟨ω⟩ (the plan's merged coset).
 func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
 	rng := newRand(t)
 	var cases []nttEmuCase
 	for logN := 1; logN <= maxLog; logN++ {
 		n := 1 << logN
-		dom := fft.NewDomain(uint64(n))
-		for _, inv := range []bool{false, true} {
-			for _, coset := range []bool{false, true} {
+		psi, err := fft.Generator(uint64(2 * n))
+		require.NoError(t, err)
+		variants := []struct {
+			label string
+			coset bool
+			shift fr.Element // zero: gnark's default
+		}{{"coset=false", false, fr.Element{}}, {"coset=true", true, fr.Element{}},
+			{"shift 5", true, fr.NewElement(5)}, {"shift ω_2n", true, psi}}
+		for _, v := range variants {
+			dom := fft.NewDomain(uint64(n))
+			if !v.shift.IsZero() {
+				dom = fft.NewDomain(uint64(n), fft.WithShift(v.shift))
+			}
+			for _, inv := range []bool{false, true} {
 				for _, o := range nttOrders {
 					a := randScalars(rng.Uint64(), n)
 					want := append([]fr.Element(nil), a...)
-					gnarkNTT(dom, want, inv, coset, o.inBR, o.outBR)
+					gnarkNTT(dom, want, inv, v.coset, o.inBR, o.outBR)
 					cases = append(cases, nttEmuCase{
-						name:  fmt.Sprintf("2^%d inverse=%v coset=%v %s", logN, inv, coset, o.name),
-						cfg:   NTTConfig{Inverse: inv, Coset: coset, InputBitReversed: o.inBR, OutputBitReversed: o.outBR},
+						name: fmt.Sprintf("2^%d inverse=%v %s %s", logN, inv, v.label, o.name),
+						cfg: NTTConfig{Inverse: inv, Coset: v.coset, InputBitReversed: o.inBR, OutputBitReversed: o.outBR,
+							Shift: v.shift},
 						input: a, want: want,
 					})
 				}
-			}
-		}
-		var shift fr.Element
-		shift.SetUint64(5)
-		sdom := fft.NewDomain(uint64(n), fft.WithShift(shift))
-		for _, inv := range []bool{false, true} {
-			a := randScalars(rng.Uint64(), n)
-			want := append([]fr.Element(nil), a...)
-			gnarkNTT(sdom, want, inv, true, inv, !inv)
-			cases = append(cases, nttEmuCase{
-				name:  fmt.Sprintf("2^%d inverse=%v shift 5", logN, inv),
-				cfg:   NTTConfig{Inverse: inv, Coset: true, InputBitReversed: inv, OutputBitReversed: !inv, Shift: shift},
-				input: a, want: want,
-			})
-		}
-		psi, err := fft.Generator(uint64(2 * n))
-		require.NoError(t, err)
-		pdom := fft.NewDomain(uint64(n), fft.WithShift(psi))
-		for _, inv := range []bool{false, true} {
-			for _, o := range nttOrders {
-				a := randScalars(rng.Uint64(), n)
-				want := append([]fr.Element(nil), a...)
-				gnarkNTT(pdom, want, inv, true, o.inBR, o.outBR)
-				cases = append(cases, nttEmuCase{
-					name:  fmt.Sprintf("2^%d inverse=%v shift ω_2n %s", logN, inv, o.name),
-					cfg:   NTTConfig{Inverse: inv, Coset: true, InputBitReversed: o.inBR, OutputBitReversed: o.outBR, Shift: psi},
-					input: a, want: want,
-				})
 			}
 		}
 	}

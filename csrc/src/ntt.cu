@@ -94,31 +94,31 @@ static void ntt_tables(device_tables& c, ntt_twiddles* omega, ntt_twiddles* omeg
   *omega_inv = c.omega_inv;
 }
 
+// scaled_table fills slot, once, with n⁻¹ times the low (x^i) or, with high, the high
+// (x^(i·2^14)) power table of x, i < 2^14, n = 2^log_n, and returns it; c.mu is held.
+static const fr_t* scaled_table(device_tables& c, const fr_t*& slot, const fr_t& x, bool high, uint32_t log_n) {
+  if (!slot) {
+    std::vector<fr_t> lo, hi;
+    pow_table_host(x, lo, hi);
+    std::vector<fr_t>& t = high ? hi : lo;
+    const fr_t ninv = ntt_size_inverse(log_n);
+    for (auto& y : t) y = y * ninv;
+    slot = (const fr_t*)upload_table(c, t);
+  }
+  return slot;
+}
+
 // inverse_scaled returns the low table n⁻¹·ω^(−i) of n = 2^log_n (ntt_diag_scales_inverse).
 static const fr_t* inverse_scaled(device_tables& c, uint32_t log_n) {
   std::lock_guard<std::mutex> g(c.mu);
-  if (!c.omega_inv_scaled[log_n]) {
-    std::vector<fr_t> lo, hi;
-    pow_table_host(ntt_root().inverse(), lo, hi);
-    const fr_t ninv = ntt_size_inverse(log_n);
-    for (auto& x : lo) x = x * ninv;
-    c.omega_inv_scaled[log_n] = (const fr_t*)upload_table(c, lo);
-  }
-  return c.omega_inv_scaled[log_n];
+  return scaled_table(c, c.omega_inv_scaled[log_n], ntt_root().inverse(), false, log_n);
 }
 
 // psi_inverse_scaled returns the row table n⁻¹·ω_{2^14}^(−i) of n = 2^log_n (the inverse
 // transform on the coset ntt_psi(log_n)).
 static const fr_t* psi_inverse_scaled(device_tables& c, uint32_t log_n) {
   std::lock_guard<std::mutex> g(c.mu);
-  if (!c.psi_inv_scaled[log_n]) {
-    std::vector<fr_t> lo, hi;
-    pow_table_host(ntt_root().inverse(), lo, hi);
-    const fr_t ninv = ntt_size_inverse(log_n);
-    for (auto& x : hi) x = x * ninv;
-    c.psi_inv_scaled[log_n] = (const fr_t*)upload_table(c, hi);
-  }
-  return c.psi_inv_scaled[log_n];
+  return scaled_table(c, c.psi_inv_scaled[log_n], ntt_root().inverse(), true, log_n);
 }
 
 // coset_for returns the tables of shift, with inv_scaled[log_n] built.
@@ -134,13 +134,7 @@ static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_
     c.cosets.push_back(t);
   }
   coset_tables& t = c.cosets[i];
-  if (!t.inv_scaled[log_n]) {
-    std::vector<fr_t> lo, hi;
-    pow_table_host(shift.inverse(), lo, hi);
-    const fr_t ninv = ntt_size_inverse(log_n);
-    for (auto& x : lo) x = x * ninv;
-    t.inv_scaled[log_n] = (const fr_t*)upload_table(c, lo);
-  }
+  scaled_table(c, t.inv_scaled[log_n], shift.inverse(), false, log_n);
   return t;
 }
 

@@ -18,23 +18,26 @@
 
 using namespace cuzk;
 
+// scaled_table returns n⁻¹·t for n = 2^log_n, built on first use and kept in m.
+static const fr_t* scaled_table(std::map<uint32_t, std::vector<fr_t>>& m, const std::vector<fr_t>& t,
+                                uint32_t log_n) {
+  auto& v = m[log_n];
+  if (v.empty()) {
+    v = t;
+    const fr_t ninv = ntt_size_inverse(log_n);
+    for (auto& x : v) x = x * ninv;
+  }
+  return v.data();
+}
+
 // host_twiddles owns the tables of one root (ntt.cu's make_twiddles) and its
 // low and high tables scaled by n⁻¹ (ntt.cu's inverse_scaled and psi_inverse_scaled).
 struct host_twiddles {
   std::vector<fr_t> lo, hi, diag, diag2;
   std::map<uint32_t, std::vector<fr_t>> lo_scaled, hi_scaled;
   ntt_twiddles T;
-  static const fr_t* scaled(std::map<uint32_t, std::vector<fr_t>>& m, const std::vector<fr_t>& t, uint32_t log_n) {
-    auto& v = m[log_n];
-    if (v.empty()) {
-      v = t;
-      const fr_t ninv = ntt_size_inverse(log_n);
-      for (auto& x : v) x = x * ninv;
-    }
-    return v.data();
-  }
-  const fr_t* scaled(uint32_t log_n) { return scaled(lo_scaled, lo, log_n); }
-  const fr_t* hi_scaled_for(uint32_t log_n) { return scaled(hi_scaled, hi, log_n); }
+  const fr_t* scaled(uint32_t log_n) { return scaled_table(lo_scaled, lo, log_n); }
+  const fr_t* hi_scaled_for(uint32_t log_n) { return scaled_table(hi_scaled, hi, log_n); }
   explicit host_twiddles(const fr_t& w) {
     pow_table_host(w, lo, hi);
     diag.resize(size_t(1) << DIAG_BITS);
@@ -55,15 +58,7 @@ struct host_coset {
     pow_table_host(g, flo, fhi);
     pow_table_host(g.inverse(), ilo, ihi);
   }
-  const fr_t* inv_scaled(uint32_t log_n) {
-    auto& v = scaled[log_n];
-    if (v.empty()) {
-      v = ilo;
-      const fr_t ninv = ntt_size_inverse(log_n);
-      for (auto& x : v) x = x * ninv;
-    }
-    return v.data();
-  }
+  const fr_t* inv_scaled(uint32_t log_n) { return scaled_table(scaled, ilo, log_n); }
 };
 
 static uint64_t read_u64(std::ifstream& f) {

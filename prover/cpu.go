@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"runtime"
+	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -127,6 +129,9 @@ const cpuMaxLogN = 40
 
 // NTT maps the transform onto gnark-crypto's: DIF takes natural order to bit-reversed, DIT
 // bit-reversed to natural; natural → natural and bit-reversed → bit-reversed add a BitReverse.
+// Every transform of a size shares one cached domain (its tables take 128 bytes an element), so
+// a coset shift other than the domain's (7) is applied here (nttOnCoset) rather than by a second
+// domain.
 func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg primitive.NTT) error {
 	if logN < 1 || logN > cpuMaxLogN {
 		return fmt.Errorf("ntt of 2^%d: bad size", logN)
@@ -135,11 +140,11 @@ func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg p
 	if err != nil {
 		return err
 	}
-	domainOpts := []fft.DomainOption{fft.WithCache()}
-	if cfg.Coset && !cfg.Shift.IsZero() {
-		domainOpts = append(domainOpts, fft.WithShift(cfg.Shift)) // the cache is keyed by the shift too
+	domain := fft.NewDomain(uint64(len(v)), fft.WithCache())
+	if cfg.Coset && !cfg.Shift.IsZero() && !cfg.Shift.Equal(&domain.FrMultiplicativeGen) {
+		nttOnCoset(domain, v, cfg)
+		return nil
 	}
-	domain := fft.NewDomain(uint64(len(v)), domainOpts...)
 	var opts []fft.Option
 	if cfg.Coset {
 		opts = append(opts, fft.OnCoset())
@@ -164,6 +169,47 @@ func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg p
 		fft.BitReverse(v)
 	}
 	return nil
+}
+
+// nttOnCoset runs cfg's transform of v on the coset cfg.Shift·⟨ω⟩ with d's plain transforms:
+// in natural order, v_j·g^j before a forward transform (DIF, leaving bit-reversed order), or
+// after an inverse one (brought back to natural order) v_j·g^(−j); then the order cfg asks for.
+func nttOnCoset(d *fft.Domain, v []fr.Element, cfg primitive.NTT) {
+	if cfg.InputBitReversed {
+		fft.BitReverse(v)
+	}
+	natural := cfg.Inverse
+	if cfg.Inverse {
+		d.FFTInverse(v, fft.DIF)
+		fft.BitReverse(v)
+		var gInv fr.Element
+		gInv.Inverse(&cfg.Shift)
+		scaleByPowers(v, gInv)
+	} else {
+		scaleByPowers(v, cfg.Shift)
+		d.FFT(v, fft.DIF)
+	}
+	if natural == cfg.OutputBitReversed {
+		fft.BitReverse(v)
+	}
+}
+
+// scaleByPowers sets v_j = v_j·g^j, on all cores: each goroutine starts its range at g^start.
+func scaleByPowers(v []fr.Element, g fr.Element) {
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(v)/4096))
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(v)/parts, (p+1)*len(v)/parts
+		wg.Go(func() {
+			var x fr.Element
+			x.Exp(g, big.NewInt(int64(lo)))
+			for j := lo; j < hi; j++ {
+				v[j].Mul(&v[j], &x)
+				x.Mul(&x, &g)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (w *cpuWorkspace) Mul(ctx context.Context, a, b primitive.Buf, n int) error {

@@ -62,6 +62,21 @@ func bitReversed(a []fr.Element) []fr.Element {
 	return b
 }
 
+// TestScaleByPowers checks the parallel v_j·g^j against a sequential product, over a length that
+// splits into several ranges of different sizes.
+func TestScaleByPowers(t *testing.T) {
+	v := randScalars(7, 3*4096+5)
+	want := append([]fr.Element(nil), v...)
+	g := randScalars(8, 1)[0]
+	x := fr.NewElement(1)
+	for j := range want {
+		want[j].Mul(&want[j], &x)
+		x.Mul(&x, &g)
+	}
+	scaleByPowers(v, g)
+	require.Equal(t, want, v)
+}
+
 // TestCPUNTTMatchesDefinition checks the CPU primitive's transform in all sixteen configurations
 // against the definition in primitive.NTT, the cosets with the default shift (7) and with ω_{2n}.
 func TestCPUNTTMatchesDefinition(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"runtime"
 	"sync"
 
@@ -130,8 +131,8 @@ const cpuMaxLogN = 40
 // NTT maps the transform onto gnark-crypto's: DIF takes natural order to bit-reversed, DIT
 // bit-reversed to natural; natural → natural and bit-reversed → bit-reversed add a BitReverse.
 // Every transform of a size shares one cached domain (its tables take 128 bytes an element), so
-// a coset shift other than the domain's (7) is applied here (nttOnCoset) rather than by a second
-// domain.
+// a coset shift g other than the domain's (7) is applied here rather than by a second domain:
+// v_j·g^j before a forward transform, v_j·g^(−j) after an inverse one (which includes n⁻¹).
 func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg primitive.NTT) error {
 	if logN < 1 || logN > cpuMaxLogN {
 		return fmt.Errorf("ntt of 2^%d: bad size", logN)
@@ -141,13 +142,13 @@ func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg p
 		return err
 	}
 	domain := fft.NewDomain(uint64(len(v)), fft.WithCache())
-	if cfg.Coset && !cfg.Shift.IsZero() && !cfg.Shift.Equal(&domain.FrMultiplicativeGen) {
-		nttOnCoset(domain, v, cfg)
-		return nil
-	}
+	ownShift := cfg.Coset && !cfg.Shift.IsZero() && !cfg.Shift.Equal(&domain.FrMultiplicativeGen)
 	var opts []fft.Option
-	if cfg.Coset {
+	if cfg.Coset && !ownShift {
 		opts = append(opts, fft.OnCoset())
+	}
+	if ownShift && !cfg.Inverse {
+		scaleByPowers(v, cfg.Shift, cfg.InputBitReversed)
 	}
 	run := func(dd fft.Decimation) {
 		if cfg.Inverse {
@@ -168,43 +169,48 @@ func (w *cpuWorkspace) NTT(ctx context.Context, b primitive.Buf, logN int, cfg p
 		run(fft.DIT)
 		fft.BitReverse(v)
 	}
+	if ownShift && cfg.Inverse {
+		var gInv fr.Element
+		gInv.Inverse(&cfg.Shift)
+		scaleByPowers(v, gInv, cfg.OutputBitReversed)
+	}
 	return nil
 }
 
-// nttOnCoset runs cfg's transform of v on the coset cfg.Shift·⟨ω⟩ with d's plain transforms:
-// in natural order, v_j·g^j before a forward transform (DIF, leaving bit-reversed order), or
-// after an inverse one (brought back to natural order) v_j·g^(−j); then the order cfg asks for.
-func nttOnCoset(d *fft.Domain, v []fr.Element, cfg primitive.NTT) {
-	if cfg.InputBitReversed {
-		fft.BitReverse(v)
+// scaleByPowers sets the element of natural index j to itself times g^j, on all cores; v is in
+// natural order, or with bitReversed in bit-reversed order (len(v) a power of two). In natural
+// order each goroutine runs a product from g^start; in bit-reversed order g^j is
+// lo[j mod 2^h]·hi[j >> h] from two tables of about √len(v) powers.
+func scaleByPowers(v []fr.Element, g fr.Element, bitReversed bool) {
+	n := len(v)
+	logN := bits.TrailingZeros(uint(n))
+	h := logN / 2
+	var lo, hi []fr.Element
+	if bitReversed {
+		lo, hi = make([]fr.Element, 1<<h), make([]fr.Element, 1<<(logN-h))
+		fft.BuildExpTable(g, lo)
+		var step fr.Element
+		step.Exp(g, big.NewInt(1<<h))
+		fft.BuildExpTable(step, hi)
 	}
-	natural := cfg.Inverse
-	if cfg.Inverse {
-		d.FFTInverse(v, fft.DIF)
-		fft.BitReverse(v)
-		var gInv fr.Element
-		gInv.Inverse(&cfg.Shift)
-		scaleByPowers(v, gInv)
-	} else {
-		scaleByPowers(v, cfg.Shift)
-		d.FFT(v, fft.DIF)
-	}
-	if natural == cfg.OutputBitReversed {
-		fft.BitReverse(v)
-	}
-}
-
-// scaleByPowers sets v_j = v_j·g^j, on all cores: each goroutine starts its range at g^start.
-func scaleByPowers(v []fr.Element, g fr.Element) {
-	parts := min(runtime.GOMAXPROCS(0), max(1, len(v)/4096))
+	parts := min(runtime.GOMAXPROCS(0), max(1, n/4096))
 	var wg sync.WaitGroup
 	for p := range parts {
-		lo, hi := p*len(v)/parts, (p+1)*len(v)/parts
+		start, end := p*n/parts, (p+1)*n/parts
 		wg.Go(func() {
+			if bitReversed {
+				for i := start; i < end; i++ {
+					j := bits.Reverse64(uint64(i)) >> (64 - logN)
+					var x fr.Element
+					x.Mul(&lo[j&(1<<h-1)], &hi[j>>h])
+					v[i].Mul(&v[i], &x)
+				}
+				return
+			}
 			var x fr.Element
-			x.Exp(g, big.NewInt(int64(lo)))
-			for j := lo; j < hi; j++ {
-				v[j].Mul(&v[j], &x)
+			x.Exp(g, big.NewInt(int64(start)))
+			for i := start; i < end; i++ {
+				v[i].Mul(&v[i], &x)
 				x.Mul(&x, &g)
 			}
 		})

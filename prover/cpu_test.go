@@ -62,19 +62,27 @@ func bitReversed(a []fr.Element) []fr.Element {
 	return b
 }
 
-// TestScaleByPowers checks the parallel v_j·g^j against a sequential product, over a length that
-// splits into several ranges of different sizes.
+// TestScaleByPowers checks the parallel v_j·g^j against a sequential product, in natural and in
+// bit-reversed order, for odd and even log sizes, split into one range or several.
 func TestScaleByPowers(t *testing.T) {
-	v := randScalars(7, 3*4096+5)
-	want := append([]fr.Element(nil), v...)
 	g := randScalars(8, 1)[0]
-	x := fr.NewElement(1)
-	for j := range want {
-		want[j].Mul(&want[j], &x)
-		x.Mul(&x, &g)
+	for _, logN := range []int{1, 2, 5, 14, 15} {
+		for _, rev := range []bool{false, true} {
+			v := randScalars(uint64(logN), 1<<logN)
+			want := append([]fr.Element(nil), v...)
+			x := fr.NewElement(1)
+			for j := range want {
+				want[j].Mul(&want[j], &x)
+				x.Mul(&x, &g)
+			}
+			if rev {
+				fft.BitReverse(v)
+				fft.BitReverse(want)
+			}
+			scaleByPowers(v, g, rev)
+			require.Equal(t, want, v, "2^%d bit-reversed=%v", logN, rev)
+		}
 	}
-	scaleByPowers(v, g)
-	require.Equal(t, want, v)
 }
 
 // TestCPUNTTMatchesDefinition checks the CPU primitive's transform in all sixteen configurations

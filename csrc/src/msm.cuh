@@ -24,6 +24,7 @@
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -191,31 +192,27 @@ __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restric
 }
 
 // ---- step 4: bucket accumulation ---------------------------------------------
-// msm_count_valid finds the number of non-sentinel keys in a sorted array.
-__global__ void msm_count_valid(const uint32_t* __restrict__ keys, uint64_t M, unsigned long long* out) {
-  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= M) return;
-  bool here = keys[i] != SENTINEL;
-  bool next = i + 1 < M && keys[i + 1] != SENTINEL;
-  if (here && !next) *out = i + 1;
-}
-
-// msm_run_bounds records the first and last position of each key's run.
+// msm_run_bounds records the first and last position of each key's run in a
+// sorted array of M keys and sets *valid to the number of keys before the
+// first sentinel (it stays as it was when every key is a sentinel).
 __global__ void msm_run_bounds(const uint32_t* __restrict__ keys, uint64_t M, uint32_t* __restrict__ first,
-                               uint32_t* __restrict__ last) {
+                               uint32_t* __restrict__ last, unsigned long long* __restrict__ valid) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= M) return;
   uint32_t k = keys[i];
+  if (k == SENTINEL) return;
+  bool run_ends = i + 1 == M || keys[i + 1] != k;
   if (i == 0 || keys[i - 1] != k) first[k] = (uint32_t)i;
-  if (i + 1 == M || keys[i + 1] != k) last[k] = (uint32_t)i;
+  if (run_ends) last[k] = (uint32_t)i;
+  if (run_ends && (i + 1 == M || keys[i + 1] == SENTINEL)) *valid = i + 1;
 }
 
-// msm_run_len sets *maxlen to the length of the longest run.
+// msm_run_len sets *maxlen to the length of the longest run (at least its value on entry).
 __global__ void msm_run_len(const uint32_t* __restrict__ first, const uint32_t* __restrict__ last, uint64_t nb,
-                            unsigned int* __restrict__ maxlen) {
+                            unsigned long long* __restrict__ maxlen) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nb) return;
-  if (last[i] != SENTINEL && first[i] != SENTINEL) atomicMax(maxlen, last[i] - first[i] + 1);
+  if (last[i] != SENTINEL && first[i] != SENTINEL) atomicMax(maxlen, (unsigned long long)(last[i] - first[i] + 1));
 }
 
 // The accumulation proper: its inputs are sorted keys with either (point
@@ -277,6 +274,9 @@ __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, 
 }
 
 // msm_own: thread t sums every run that starts in [tL, tL+L) into bucket[key].
+// One loop adds one pair per iteration and stores a bucket where the key
+// changes, so a warp's threads add together even where their runs end at
+// different places (as in msm_split_emit).
 template <class F, bool AFF>
 __global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
                         xyzz_t<F>* __restrict__ buckets, uint64_t nt) {
@@ -285,15 +285,20 @@ __global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F
   uint64_t i = t * L, e = min(M, i + L);
   if (i > 0)
     while (i < e && keys[i] == keys[i - 1]) i++;
-  while (i < e) {
+  if (i == e) return;
+  while (e < M && keys[e] == keys[e - 1]) e++;  // the last run is summed whole
+  uint32_t cur = keys[i];
+  xyzz_t<F> acc = xyzz_t<F>::inf();
+  for (; i < e; i++) {
     uint32_t k = keys[i];
-    xyzz_t<F> acc = xyzz_t<F>::inf();
-    do {
-      src.add_to(acc, i);
-      i++;
-    } while (i < M && keys[i] == k);
-    xyzz_t<F>::store(buckets + k, acc);
+    if (k != cur) {
+      xyzz_t<F>::store(buckets + cur, acc);
+      acc = xyzz_t<F>::inf();
+      cur = k;
+    }
+    src.add_to(acc, i);
   }
+  xyzz_t<F>::store(buckets + cur, acc);
 }
 
 // ---- step 5: bucket reduction ------------------------------------------------
@@ -394,13 +399,15 @@ class msm_t {
 
   // Block sizes and chunk lengths of the host's launches.
   static constexpr unsigned SIMPLE_THREADS = 256;  // one scalar, pair or bucket per thread, no point arithmetic
-  static constexpr uint32_t ONES_CHUNK = 32;       // points per thread in step 2's first sum
-  static constexpr uint32_t TREE_FANIN = 16;       // points per thread in each level of a sum tree
+  static constexpr uint32_t ONES_CHUNK = 32;       // fewest points per thread in step 2's first sum
+  static constexpr uint32_t TREE_FANIN = 4;        // points per thread in each level of a sum tree
   static constexpr uint32_t RUN_CHUNK = 32;        // pairs per thread in step 4 (run_chunk)
   static constexpr uint32_t RUN_CHUNK_LONG = 64;   // the same where that leaves LONG_THREADS threads
   static constexpr uint64_t LONG_THREADS = 1u << 21;
-  static constexpr uint32_t SPLIT_RUNS = 4;        // runs longer than SPLIT_RUNS chunks are split first
-  static constexpr uint32_t SEGMENT = 16;          // buckets per thread in step 5's running sums
+  static constexpr uint32_t OWN_RUN_DIV = 4;       // pairs: summed whole only where no run is longer than L/OWN_RUN_DIV
+  static constexpr uint32_t SPLIT_RUNS = 4;        // partial sums: summed whole where no run is longer than SPLIT_RUNS·L
+  static constexpr uint32_t SEGMENT = 16;          // fewest buckets per thread in step 5's running sums
+  static constexpr uint64_t SEGMENT_THREADS = 1u << 17;  // segments grow only while they leave this many threads
   static constexpr uint32_t MIN_C = 4;             // narrowest window the cost model considers (bits)
   static constexpr uint32_t MAX_C = CUZK_MSM_MAX_C;
   static constexpr uint64_t BATCH_PAIRS = 1ull << CUZK_MSM_BATCH_LOG2;
@@ -409,6 +416,7 @@ class msm_t {
   const fr_t* S;
   const uint64_t n;
   const cudaStream_t s;
+  mutable msm_timer timer;  // the steps' device times, when CUZK_MSM_TIMING is 1
 
   dbuf_t<uint32_t> ones, others;  // step 1: indices of the scalars 1 and of the other nonzero scalars
   uint64_t n1 = 0, m = 0;         // step 1: their counts
@@ -466,6 +474,7 @@ class msm_t {
       cur = std::move(nxt);
       count = nt;
     }
+    timer.mark("ones.tree");
     return cur;
   }
 
@@ -475,6 +484,7 @@ class msm_t {
     dbuf_t<uint8_t> flags(n, s);
     msm_classify<<<blocks_for(n, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, flags, n);
     CUZK_LAUNCHED();
+    timer.mark("classify.flags");
     ones = dbuf_t<uint32_t>(n, s);
     others = dbuf_t<uint32_t>(n, s);
     dbuf_t<unsigned long long> cnts(2, s);
@@ -493,15 +503,27 @@ class msm_t {
     CUZK_CUDA(cudaStreamSynchronize(s));
     n1 = hc[0];
     m = hc[1];
+    timer.mark("classify.select");
   }
 
   // Step 2: the sum of the n1 ≥ 1 points with scalar 1, one point on the device.
+  // The first sum gives each thread an equal chunk of at least ONES_CHUNK
+  // points, with at most one wave of threads (as many as the device holds at
+  // once), so that the tree that follows starts small: its levels are short
+  // serial chains of TREE_FANIN additions, each level's time one thread's
+  // latency, not the device's throughput.
   dbuf_t<X> sum_ones() const {
-    const uint32_t L = ONES_CHUNK;
+    int dev = 0, sms = 0;
+    CUZK_CUDA(cudaGetDevice(&dev));
+    CUZK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const uint64_t wave = (uint64_t)sms * msm_blocks<F>::value * MSM_THREADS;
+    const uint64_t chunks = std::min<uint64_t>((n1 + ONES_CHUNK - 1) / ONES_CHUNK, wave);
+    const uint32_t L = (uint32_t)((n1 + chunks - 1) / chunks);
     uint64_t nt = (n1 + L - 1) / L;
     dbuf_t<X> part(nt, s);
     msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, ones, n1, L, part, nt);
     CUZK_LAUNCHED();
+    timer.mark("ones.chunks");
     return sum_tree(std::move(part), nt);
   }
 
@@ -534,26 +556,24 @@ class msm_t {
   }
 
   // Step 4, second half: the M sorted pairs (K, V) summed into their buckets.
-  // Zero digits (sentinel keys) sort last and are dropped; runs longer than
-  // SPLIT_RUNS chunks are first summed by chunks (accumulate_runs).
+  // Zero digits (sentinel keys) sort last and are dropped; long runs are first
+  // summed by chunks (accumulate_runs).
   void accumulate(const uint32_t* K, const uint32_t* V, uint64_t M) const {
-    dbuf_t<unsigned long long> valid(1, s);
-    CUZK_CUDA(cudaMemsetAsync(valid.p, 0, sizeof(unsigned long long), s));
-    msm_count_valid<<<blocks_for(M, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, valid);
-    CUZK_LAUNCHED();
-    uint64_t Mv = read_one(valid.p);
-    if (Mv == 0) return;
     uint64_t nkeys = (uint64_t)W << (c - 1);
     dbuf_t<uint32_t> first(nkeys, s), last(nkeys, s);
-    dbuf_t<unsigned int> maxlen(1, s);
+    dbuf_t<unsigned long long> stats(2, s);  // the valid pairs, the longest run
     CUZK_CUDA(cudaMemsetAsync(first.p, 0xff, nkeys * 4, s));
     CUZK_CUDA(cudaMemsetAsync(last.p, 0xff, nkeys * 4, s));
-    CUZK_CUDA(cudaMemsetAsync(maxlen.p, 0, 4, s));
-    msm_run_bounds<<<blocks_for(Mv, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, Mv, first, last);
-    msm_run_len<<<blocks_for(nkeys, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(first, last, nkeys, maxlen);
+    CUZK_CUDA(cudaMemsetAsync(stats.p, 0, 2 * sizeof(unsigned long long), s));
+    msm_run_bounds<<<blocks_for(M, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, first, last, stats.p);
+    msm_run_len<<<blocks_for(nkeys, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(first, last, nkeys, stats.p + 1);
     CUZK_LAUNCHED();
-    uint32_t maxrun = read_one(maxlen.p);
-    accumulate_runs(K, V, Mv, maxrun);
+    unsigned long long h[2];
+    CUZK_CUDA(cudaMemcpyAsync(h, stats.p, sizeof h, cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA(cudaStreamSynchronize(s));
+    timer.mark("acc.runs");
+    if (h[0] == 0) return;
+    accumulate_runs(K, V, h[0], (uint32_t)h[1]);
   }
 
   // run_chunk is the number of pairs a thread sums in a step-4 pass over M pairs. Each chunk
@@ -564,10 +584,17 @@ class msm_t {
   static uint32_t run_chunk(uint64_t M) { return M / RUN_CHUNK_LONG >= LONG_THREADS ? RUN_CHUNK_LONG : RUN_CHUNK; }
 
   // accumulate_runs sums the M valid pairs (keys, vals), whose longest run has
-  // maxrun pairs, into the buckets: while runs may be longer than SPLIT_RUNS
-  // chunks, every chunk of L = run_chunk(M) pairs is summed per run into
-  // (key, partial sum) pairs, which shortens runs L-fold; then each thread sums
-  // the runs that start in its chunk whole.
+  // maxrun pairs, into the buckets: while runs may be long, every chunk of L =
+  // run_chunk(M) pairs is summed per run into (key, partial sum) pairs, which
+  // shortens runs L-fold; then each thread sums the runs that start in its
+  // chunk whole. A chunk's pass costs every thread exactly L additions; the
+  // whole-run pass costs a thread from nothing to L + the longest run. On the
+  // pairs, the bulk of the work, runs are summed whole only where none is
+  // longer than L/OWN_RUN_DIV: at 2^20 random scalars (runs of ≈ 32) the
+  // whole-run pass took 2.3–2.4× the chunked pass's time a pair. On the partial
+  // sums, 1/16 to 1/32 as many, another chunked pass costs more than the
+  // imbalance, so they are summed whole once no run is longer than
+  // SPLIT_RUNS·L.
   void accumulate_runs(const uint32_t* keys, const uint32_t* vals, uint64_t M, uint32_t maxrun) const {
     uint32_t L = run_chunk(M);
     uint64_t bound = maxrun;
@@ -575,7 +602,7 @@ class msm_t {
     dbuf_t<uint32_t> pkeys;
     dbuf_t<X> ppart;
     const uint32_t* K = keys;
-    while (bound > SPLIT_RUNS * L) {
+    while (bound > (aff ? L / OWN_RUN_DIV : SPLIT_RUNS * L)) {
       uint64_t nt = (M + L - 1) / L;
       dbuf_t<uint32_t> cnt(nt + 1, s), off(nt + 1, s);
       msm_split_count<<<blocks_for(nt + 1, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, L, cnt, nt);
@@ -595,6 +622,7 @@ class msm_t {
         msm_split_emit<F, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
       }
       CUZK_LAUNCHED();
+      timer.mark("acc.split");
       pkeys = std::move(nkeys);
       ppart = std::move(npart);
       K = pkeys.p;
@@ -613,18 +641,25 @@ class msm_t {
       msm_own<F, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
     }
     CUZK_LAUNCHED();
+    timer.mark("acc.own");
   }
 
   // Step 5, on the device: W window sums Σ_b (b+1)·B_b, one point per window,
-  // from running sums over segments of SEGMENT buckets and a tree per window
-  // (the segments per window are a power of two). The buckets are released.
+  // from running sums over segments of len buckets and a tree per window
+  // (the segments per window are a power of two). A thread costs 2·len
+  // additions plus ≈ 1.5·log2(nb) for its offset's multiple, so segments grow
+  // from SEGMENT while W·nb/len stays at least SEGMENT_THREADS (about two waves
+  // of G1 threads): at c = 20 that is 32 buckets, 2.9 operations a bucket
+  // instead of 3.8. The buckets are released.
   dbuf_t<X> reduce() {
     uint32_t len = SEGMENT;
+    while (len < nb && (uint64_t)W * nb / (2 * len) >= SEGMENT_THREADS) len *= 2;
     if (len > nb) len = nb;
     uint32_t T = nb / len;
     dbuf_t<X> seg((uint64_t)W * T, s);
     msm_window_segments<F><<<blocks_for((uint64_t)W * T, MSM_THREADS), MSM_THREADS, 0, s>>>(buckets, nb, len, T, W, seg);
     CUZK_LAUNCHED();
+    timer.mark("reduce.segments");
     dbuf_t<X> cur = std::move(seg);
     uint32_t per = T;
     while (per > 1) {
@@ -637,6 +672,7 @@ class msm_t {
       per /= L;
     }
     buckets.reset();
+    timer.mark("reduce.tree");
     return cur;
   }
 
@@ -654,7 +690,7 @@ class msm_t {
 
  public:
   msm_t(const affine_t<F>* points, const fr_t* scalars, uint64_t count, cudaStream_t stream)
-      : P(points), S(scalars), n(count), s(stream) {}
+      : P(points), S(scalars), n(count), s(stream), timer(stream) {}
 
   // invoke computes the MSM into out (Jacobian, host memory) and waits for the stream.
   void invoke(F* out) {
@@ -662,13 +698,10 @@ class msm_t {
       X::inf().to_jacobian(out);
       return;
     }
-    msm_timer timer(s);
     classify();
-    timer.mark("classify");
     dbuf_t<X> ones_sum;
     if (n1) ones_sum = sum_ones();
     ones.reset();
-    timer.mark("ones");
 
     std::vector<X> wsum;
     if (m) {
@@ -687,10 +720,8 @@ class msm_t {
         sort(dk, dv, M);
         timer.mark("sort");
         accumulate(dk.Current(), dv.Current(), M);
-        timer.mark("accumulate");
       }
       dbuf_t<X> sums = reduce();
-      timer.mark("reduce");
       wsum.resize(W);
       CUZK_CUDA(cudaMemcpyAsync(wsum.data(), sums.p, W * sizeof(X), cudaMemcpyDeviceToHost, s));
     }

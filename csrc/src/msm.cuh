@@ -336,8 +336,10 @@ __global__ void MSM_BOUNDS(F) msm_window_segments(const xyzz_t<F>* __restrict__ 
 // variable CUZK_MSM_TIMING is 1: mark(name) records a CUDA event on the
 // stream and charges the time since the previous mark to name (a name marked
 // once per batch adds up); report waits for the stream and prints one line to
-// stderr, "cuzk msm: n=… ones=… others=… c=… W=… | classify 1.23 ms | … |
-// total … ms". Unset or 0, every call returns at once.
+// stderr, "cuzk msm: n=… ones=… others=… c=… W=… | classify.flags 0.07 ms |
+// … | total … ms", one name a sub-step (classify.flags, classify.select,
+// ones.chunks, ones.tree, alloc, digits, sort, acc.runs, acc.split, acc.own,
+// reduce.segments, reduce.tree). Unset or 0, every call returns at once.
 class msm_timer {
   struct mark_t {
     const char* name;

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
@@ -135,20 +136,18 @@ func mulInputs(t *testing.T, p *big.Int, limbs int) (a, b []*big.Int) {
 }
 
 // checkDeviceMul compares field's device product, sum of two products, sum and difference (T:
-// gnark's fp.Element or fr.Element, raw words), emulated on the host, with gnark-crypto's
-// Square, Mul, Add and Sub on edge and random inputs.
+// gnark's fp.Element, fr.Element or bls12381.E2, raw words), emulated on the host, with
+// gnark-crypto's Square, Mul, Add and Sub on the elements of rawA and rawB.
 func checkDeviceMul[T any, PT interface {
 	*T
 	Square(*T) *T
 	Mul(*T, *T) *T
 	Add(*T, *T) *T
 	Sub(*T, *T) *T
-}](t *testing.T, field string, p *big.Int) {
+}](t *testing.T, field string, rawA, rawB []byte) {
 	var zero T
 	size := binary.Size(zero)
-	a, b := mulInputs(t, p, size/8)
-	rawA, rawB := fieldWords(a, size/8), fieldWords(b, size/8)
-	res := deviceMulEmulated(t, field, size, len(a), rawA, rawB)
+	res := deviceMulEmulated(t, field, size, len(rawA)/size, rawA, rawB)
 	elems := func(buf []byte) []T {
 		out := make([]T, len(buf)/size)
 		require.NoError(t, binary.Read(bytes.NewReader(buf), binary.LittleEndian, out))
@@ -163,22 +162,50 @@ func checkDeviceMul[T any, PT interface {
 		PT(&wantSum).Add(&wantPr, &wantSq)
 		PT(&wantAdd).Add(&xs[i], &ys[i])
 		PT(&wantSub).Sub(&xs[i], &ys[i])
-		require.Equal(t, wantSq, gotSq[i], "%s mul_device(%x, itself)", field, xs[i])
+		require.Equal(t, wantSq, gotSq[i], "%s square of %x", field, xs[i])
 		require.Equal(t, wantPr, gotPr[i], "%s mul_device(%x, %x)", field, xs[i], ys[i])
 		require.Equal(t, wantSum, gotSums[i], "%s mul_sum_device(%x, %x, itself, itself)", field, xs[i], ys[i])
-		require.Equal(t, wantAdd, gotAdd[i], "%s add_device(%x, %x)", field, xs[i], ys[i])
-		require.Equal(t, wantSub, gotSub[i], "%s sub_device(%x, %x)", field, xs[i], ys[i])
+		require.Equal(t, wantAdd, gotAdd[i], "%s sum of %x and %x", field, xs[i], ys[i])
+		require.Equal(t, wantSub, gotSub[i], "%s difference of %x and %x", field, xs[i], ys[i])
 	}
 	t.Logf("%d %s squares, products, sums of two products, sums and differences match gnark", len(xs), field)
 }
 
+// checkPrimeDeviceMul runs checkDeviceMul on mulInputs for the prime field of modulus p.
+func checkPrimeDeviceMul[T any, PT interface {
+	*T
+	Square(*T) *T
+	Mul(*T, *T) *T
+	Add(*T, *T) *T
+	Sub(*T, *T) *T
+}](t *testing.T, field string, p *big.Int) {
+	var zero T
+	limbs := binary.Size(zero) / 8
+	a, b := mulInputs(t, p, limbs)
+	checkDeviceMul[T, PT](t, field, fieldWords(a, limbs), fieldWords(b, limbs))
+}
+
 // TestFpDeviceMulEmulated checks the device Fp product against gnark-crypto.
 func TestFpDeviceMulEmulated(t *testing.T) {
-	checkDeviceMul[fp.Element](t, "fp", fp.Modulus())
+	checkPrimeDeviceMul[fp.Element](t, "fp", fp.Modulus())
 }
 
 // TestFrDeviceMulEmulated checks the device Fr product, whose reduction is specialised to Fr's
 // low limbs 1 and 2^32 − 1, against gnark-crypto.
 func TestFrDeviceMulEmulated(t *testing.T) {
-	checkDeviceMul[fr.Element](t, "fr", fr.Modulus())
+	checkPrimeDeviceMul[fr.Element](t, "fr", fr.Modulus())
+}
+
+// TestFp2DeviceMulEmulated checks the device Fp2 product, whose two reductions are shared
+// between Karatsuba's three wide products, against gnark-crypto's E2: every coordinate of a and b
+// an Fp edge or random input, so that a0·b0 − a1·b1 takes both signs and some coordinates are 0.
+func TestFp2DeviceMulEmulated(t *testing.T) {
+	xs, ys := mulInputs(t, fp.Modulus(), 6)
+	n := len(xs)
+	var a, b []*big.Int
+	for i := range n {
+		a = append(a, xs[i], ys[(i+1)%n])
+		b = append(b, ys[i], xs[(i+7)%n])
+	}
+	checkDeviceMul[bls12381.E2](t, "fp2", fieldWords(a, 6), fieldWords(b, 6))
 }

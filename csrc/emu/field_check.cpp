@@ -1,16 +1,18 @@
-// field_check runs field.cuh's device carry-chain product (mul_device) for Fp or Fr on the
+// field_check runs field.cuh's device carry-chain product (mul_device) for Fp, Fr or Fp2 on the
 // host, the PTX carry instructions emulated (CUZK_PTX_EMU), for gpu/field_emu_test.go, which
 // compares the outputs with gnark-crypto.
 // Build: g++ -std=c++17 -O1 -o field_check field_check.cpp
 //
-//   field_check FIELD IN OUT   FIELD: fp or fr; IN: n (uint64), then n elements a and n
-//                              elements b (48 bytes each for Fp, 32 for Fr, gnark's limb
-//                              layout, Montgomery form, each < p)
+//   field_check FIELD IN OUT   FIELD: fp, fr or fp2; IN: n (uint64), then n elements a and n
+//                              elements b (48 bytes each for Fp, 32 for Fr, 96 for Fp2, gnark's
+//                              limb layout, Montgomery form, each coordinate < p)
 //
 // OUT is "OK  ", the n squares mul_device(a, a) (the device's sqr), the n products
 // mul_device(a, b), the n sums mul_sum_device(a, b, a, a) = a·b + a² (two wide products, one
 // reduction), the n sums add_device(a, b), the n differences sub_device(a, b), then the number
-// of carries the emulation saw dropped (uint64; the bounds say 0).
+// of carries the emulation saw dropped (uint64; the bounds say 0). For Fp2, whose device code
+// is the product alone, the square, sum and difference are its host operations and the sum of
+// two products is two device products.
 #define __device__
 #define __host__
 #define __forceinline__ inline
@@ -23,6 +25,24 @@
 
 using namespace cuzk;
 
+// device_ops are the operations field_check runs for F: the device's own where it has them.
+template <class F>
+struct device_ops {
+  static F sqr(const F& a) { return F::mul_device(a, a); }
+  static F mul_sum(const F& a, const F& b, const F& c, const F& d) { return F::mul_sum_device(a, b, c, d); }
+  static F add(const F& a, const F& b) { return F::add_device(a, b); }
+  static F sub(const F& a, const F& b) { return F::sub_device(a, b); }
+};
+template <>
+struct device_ops<fp2_t> {
+  static fp2_t sqr(const fp2_t& a) { return a.sqr(); }
+  static fp2_t mul_sum(const fp2_t& a, const fp2_t& b, const fp2_t& c, const fp2_t& d) {
+    return fp2_t::mul_device(a, b) + fp2_t::mul_device(c, d);
+  }
+  static fp2_t add(const fp2_t& a, const fp2_t& b) { return a + b; }
+  static fp2_t sub(const fp2_t& a, const fp2_t& b) { return a - b; }
+};
+
 template <class F>
 int run(const char* in_path, const char* out_path) {
   std::ifstream in(in_path, std::ios::binary);
@@ -33,11 +53,11 @@ int run(const char* in_path, const char* out_path) {
   in.read(reinterpret_cast<char*>(b.data()), n * sizeof(F));
   if (!in) return 3;
   for (uint64_t i = 0; i < n; i++) {
-    sq[i] = F::mul_device(a[i], a[i]);
+    sq[i] = device_ops<F>::sqr(a[i]);
     pr[i] = F::mul_device(a[i], b[i]);
-    sum[i] = F::mul_sum_device(a[i], b[i], a[i], a[i]);
-    add[i] = F::add_device(a[i], b[i]);
-    diff[i] = F::sub_device(a[i], b[i]);
+    sum[i] = device_ops<F>::mul_sum(a[i], b[i], a[i], a[i]);
+    add[i] = device_ops<F>::add(a[i], b[i]);
+    diff[i] = device_ops<F>::sub(a[i], b[i]);
   }
   uint64_t dropped = ptx::dropped_carries;
   std::ofstream out(out_path, std::ios::binary);
@@ -55,5 +75,6 @@ int main(int argc, char** argv) {
   if (argc != 4) return 2;
   if (!strcmp(argv[1], "fp")) return run<fp_t>(argv[2], argv[3]);
   if (!strcmp(argv[1], "fr")) return run<fr_t>(argv[2], argv[3]);
+  if (!strcmp(argv[1], "fp2")) return run<fp2_t>(argv[2], argv[3]);
   return 2;
 }

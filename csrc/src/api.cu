@@ -124,8 +124,7 @@ cuzk_error_t cuzk_fr_download(cuzk_fr_buf_t* buf, uint64_t off, void* dst, uint6
     require(dst != nullptr || n == 0, "dst is NULL");
     set_device(buf->dev);
     stream_t s;
-    CUZK_CUDA(cudaMemcpyAsync(dst, buf->p + off, n * sizeof(fr_t), cudaMemcpyDeviceToHost, s));
-    s.sync();
+    read_back(static_cast<fr_t*>(dst), buf->p + off, n, s);
   });
 }
 
@@ -174,8 +173,7 @@ cuzk_error_t cuzk_ntt_host(int32_t dev, void* data, uint32_t log_n, const cuzk_n
     dbuf_t<fr_t> d(n, s);
     upload_pageable(d.p, data, n * sizeof(fr_t), s);
     ntt_run(dev, d.p, log_n, *cfg, s);
-    CUZK_CUDA(cudaMemcpyAsync(data, d.p, n * sizeof(fr_t), cudaMemcpyDeviceToHost, s));
-    s.sync();
+    read_back(static_cast<fr_t*>(data), d.p, n, s);
   });
 }
 

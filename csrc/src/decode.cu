@@ -31,8 +31,7 @@ uint64_t bases_write_encoded(cuzk_bases* b, uint64_t off, const void* enc, uint6
     decode_points<2><<<(unsigned)blocks, DECODE_THREADS, 0, s>>>(dst, count, fault.p);
   CUZK_LAUNCHED();
   unsigned long long key = 0;
-  CUZK_CUDA(cudaMemcpyAsync(&key, fault.p, sizeof key, cudaMemcpyDeviceToHost, s));
-  s.sync();
+  read_back(&key, fault.p, 1, s);
   if (key == ~0ull) {
     *reason = DECODE_OK;
     return 0;

@@ -66,6 +66,14 @@ struct stream_t {
   operator cudaStream_t() const { return s; }
 };
 
+// read_back copies count values of T from device memory d to host memory h on the stream s and
+// waits for the stream: the one round trip a host decision on device results takes.
+template <class T>
+void read_back(T* h, const T* d, size_t count, cudaStream_t s) {
+  CUZK_CUDA(cudaMemcpyAsync(h, d, count * sizeof(T), cudaMemcpyDeviceToHost, s));
+  CUZK_CUDA(cudaStreamSynchronize(s));
+}
+
 // dbuf_t is a stream-ordered device allocation of n elements of T.
 template <class T>
 struct dbuf_t {

@@ -148,8 +148,7 @@ cuzk_matrix* matrix_upload(int dev, const cuzk_matrix_desc_t& d, const void* coe
       spmv_check<<<blocks, SPMV_THREADS, 0, s>>>(v, d.cols, (uint32_t)n_coeffs, CUZK_SPMV_HEAVY, count.p, bad.p);
       CUZK_LAUNCHED();
       unsigned long long first_bad = 0;
-      CUZK_CUDA(cudaMemcpyAsync(&first_bad, bad.p, sizeof first_bad, cudaMemcpyDeviceToHost, s));
-      s.sync();
+      read_back(&first_bad, bad.p, 1, s);
       if (first_bad != ~0ull) {
         const uint64_t r = first_bad / 16;
         static const char* why[] = {
@@ -171,8 +170,7 @@ cuzk_matrix* matrix_upload(int dev, const cuzk_matrix_desc_t& d, const void* coe
       dbuf_t<uint8_t> temp(std::max<size_t>(temp_bytes, 1), s);
       CUZK_CUDA(cub::DeviceScan::ExclusiveSum(temp.p, temp_bytes, count.p, offset.p, (int)(nb + 1), s));
       uint32_t n_heavy = 0;
-      CUZK_CUDA(cudaMemcpyAsync(&n_heavy, offset.p + nb, sizeof n_heavy, cudaMemcpyDeviceToHost, s));
-      s.sync();
+      read_back(&n_heavy, offset.p + nb, 1, s);
       m->n_heavy = n_heavy;
       m->heavy = dev_alloc<uint4>(n_heavy);
       if (n_heavy) {

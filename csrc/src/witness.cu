@@ -50,8 +50,7 @@ void witness_decode(cuzk_fr_buf_t* dst, uint64_t off, uint64_t n, const uint64_t
                                                                           dst->p + off, bad.p);
   CUZK_LAUNCHED();
   unsigned long long first_bad = 0;
-  CUZK_CUDA(cudaMemcpyAsync(&first_bad, bad.p, sizeof first_bad, cudaMemcpyDeviceToHost, s));
-  s.sync();
+  read_back(&first_bad, bad.p, 1, s);
   if (first_bad != ~0ull) {
     const uint64_t i = first_bad / 4;
     if (first_bad % 4 == BAD_CLASS) throw error(CUZK_ERR_INVALID, "element " + std::to_string(i) + " has class 3");

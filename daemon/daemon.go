@@ -400,8 +400,9 @@ func (d *Daemon) end(j *job, o Outcome) {
 		o.QueueWait = o.Total
 	}
 	j.outcome = o
-	close(j.done)
 
+	// Counters and histograms first, then the awaiters: a caller whose Prove has returned
+	// reads metrics that count its job.
 	kind := j.req.Kind
 	m := d.metrics
 	switch o.State {
@@ -424,6 +425,7 @@ func (d *Daemon) end(j *job, o Outcome) {
 	if !j.started.IsZero() {
 		m.queueWait.WithLabelValues(kind.MetricLabel()).Observe(o.QueueWait.Seconds())
 	}
+	close(j.done)
 
 	// The backend may still hold the request; drop our reference to the payload, which can be
 	// tens of MiB, keeping the fields sameRequest and the logs use.

@@ -330,13 +330,27 @@ struct mont_t {
   // N subtractions of p, the final borrow as a mask, N selects): ≈ 3N + 1 instructions, where the
   // portable loop, whose carries the compiler moves through registers, takes ≈ 6N.
   static __device__ __forceinline__ mont_t add_device(const mont_t& a, const mont_t& b) {
+    mont_t s = sum_device(a, b);
+    reduce_once_device(s.l);
+    return s;
+  }
+
+  // sum_device is a + b < 2p < 2^(32N) as one carry chain, not reduced (no carry out).
+  static __device__ __forceinline__ mont_t sum_device(const mont_t& a, const mont_t& b) {
     mont_t s;
     ptx::add_cc(s.l[0], a.l[0], b.l[0]);
 #pragma unroll
     for (int i = 1; i < N - 1; i++) ptx::addc_cc(s.l[i], a.l[i], b.l[i]);
-    ptx::addc(s.l[N - 1], a.l[N - 1], b.l[N - 1]);  // a + b < 2p < 2^(32N): no carry out
-    reduce_once_device(s.l);
+    ptx::addc(s.l[N - 1], a.l[N - 1], b.l[N - 1]);
     return s;
+  }
+
+  // add_mod_masked adds p's limbs masked by mask (0 or all ones) to the N words at x as one
+  // carry chain; the carry out is dropped (it cancels the borrow that set mask).
+  static __device__ __forceinline__ void add_mod_masked(uint32_t* x, uint32_t mask) {
+    ptx::add_cc(x[0], x[0], P::mod(0) & mask);
+#pragma unroll
+    for (int i = 1; i < N; i++) ptx::addc_cc(x[i], x[i], P::mod(i) & mask);
   }
 
   // sub_device is a − b, plus p when that borrows: a chain of N subtractions, the borrow as a
@@ -348,9 +362,7 @@ struct mont_t {
     for (int i = 1; i < N; i++) ptx::subc_cc(d.l[i], a.l[i], b.l[i]);
     uint32_t borrow;
     ptx::subc(borrow, 0, 0);  // all ones when a < b
-    ptx::add_cc(d.l[0], d.l[0], P::mod(0) & borrow);
-#pragma unroll
-    for (int i = 1; i < N; i++) ptx::addc_cc(d.l[i], d.l[i], P::mod(i) & borrow);  // the last carry is 2^(32N): dropped
+    add_mod_masked(d.l, borrow);
     return d;
   }
 
@@ -734,25 +746,13 @@ struct fp2_t {
     for (int k = 1; k < WN; k++) ptx::subc_cc(x[k], x[k], y[k]);
     uint32_t borrow;
     ptx::subc(borrow, 0, 0);  // all ones when x < y
-    constexpr int N = fp_t::N;
-    ptx::add_cc(x[N], x[N], fp_params::mod(0) & borrow);
-#pragma unroll
-    for (int k = 1; k < N; k++) ptx::addc_cc(x[N + k], x[N + k], fp_params::mod(k) & borrow);  // the carry out cancels the borrow
-  }
-  // sum_unreduced returns a + b < 2p < 2^384 without the subtraction of p.
-  static __device__ __forceinline__ fp_t sum_unreduced(const fp_t& a, const fp_t& b) {
-    fp_t s;
-    ptx::add_cc(s.l[0], a.l[0], b.l[0]);
-#pragma unroll
-    for (int k = 1; k < fp_t::N - 1; k++) ptx::addc_cc(s.l[k], a.l[k], b.l[k]);
-    ptx::addc(s.l[fp_t::N - 1], a.l[fp_t::N - 1], b.l[fp_t::N - 1]);
-    return s;
+    fp_t::add_mod_masked(x + fp_t::N, borrow);  // p·R
   }
 
   // mul_device returns a·b (operands < p); its order keeps at most three 12-word or wide values
   // live besides a product's own.
   static __device__ __forceinline__ fp2_t mul_device(const fp2_t& a, const fp2_t& b) {
-    const fp_t sa = sum_unreduced(a.c0, a.c1), sb = sum_unreduced(b.c0, b.c1);
+    const fp_t sa = fp_t::sum_device(a.c0, a.c1), sb = fp_t::sum_device(b.c0, b.c1);  // < 2p, not reduced
     uint32_t v0[WN], v1[WN], s[WN];
     fp_t::wide_product(a.c0, b.c0, v0);
     fp_t::wide_product(a.c1, b.c1, v1);

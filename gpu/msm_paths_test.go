@@ -32,9 +32,12 @@ func cyclePattern[A any](pts []A, n int, neg func(*A, *A)) []A {
 
 // TestMSMSameBucketPaths runs MSMs whose pairs all share one bucket per
 // window (one scalar for every base, bases P, −P, P, P, …) against gnark
-// MultiExp: n = 8 is summed whole by one thread per run, n = 4100 is first
-// split into chunks (runs longer than 8 pairs), so both accumulation kernels
-// take the cancellation and doubling branches of the mixed addition, G1 and G2.
+// MultiExp. With 32 pairs a chunk: n = 8 is summed whole by one thread per
+// run; n = 1000 is split into chunks once (runs longer than 8 pairs) and its
+// partial sums, in runs of up to 33, summed by the one-loop form; n = 4100 is
+// split twice and its partial sums, in runs of up to 6, summed a loop per
+// run. So every accumulation kernel takes the cancellation and doubling
+// branches of the additions, G1 and G2.
 func TestMSMSameBucketPaths(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
@@ -43,7 +46,7 @@ func TestMSMSameBucketPaths(t *testing.T) {
 	seeds := randScalars(rng.Uint64(), 64)
 	p1 := bls12381.BatchScalarMultiplicationG1(&g1, seeds)
 	p2 := bls12381.BatchScalarMultiplicationG2(&g2, seeds)
-	for _, n := range []int{8, 4100} {
+	for _, n := range []int{8, 1000, 4100} {
 		b1 := cyclePattern(p1, n, func(d, s *bls12381.G1Affine) { d.Neg(s) })
 		b2 := cyclePattern(p2, n, func(d, s *bls12381.G2Affine) { d.Neg(s) })
 		k := randScalars(rng.Uint64(), 1)[0]

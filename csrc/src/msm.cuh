@@ -279,12 +279,15 @@ __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, 
 }
 
 // msm_own: thread t sums every run that starts in [tL, tL+L) into bucket[key].
-// On pairs (AFF) one loop adds one pair an iteration and stores a bucket where
-// the key changes, so a warp's threads add together even where their runs
-// (≈ 32 pairs at 2^20 random scalars) end at different places, as in
-// msm_split_emit. Partial sums come in runs of 1–3, where a loop per run was
-// measured faster (6.1 → 5.0 ms at 2^24, 12.4 → 12.0 ms at 2^26).
-template <class F, bool AFF>
+// One loop (PER_RUN false) adds one element an iteration and stores a bucket
+// where the key changes, so a warp's threads add together even where their
+// runs end at different places, as in msm_split_emit. A loop per run (PER_RUN)
+// makes a warp wait at each run's end for its longest run: it was measured
+// faster where every run is short, on the partial sums of random scalars (at
+// most 16 a run at 2^24: 6.0 → 5.0 ms), and 2.8× slower on the partial sums of
+// a PoRep witness, whose repeated values make runs of up to SPLIT_RUNS·L
+// (B's G2 MSM: 4.9 → 13.9 ms).
+template <class F, bool AFF, bool PER_RUN>
 __global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
                         xyzz_t<F>* __restrict__ buckets, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -294,7 +297,7 @@ __global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F
     while (i < e && keys[i] == keys[i - 1]) i++;
   if (i == e) return;
   while (e < M && keys[e] == keys[e - 1]) e++;  // the last run is summed whole
-  if constexpr (!AFF) {
+  if constexpr (PER_RUN) {
     while (i < e) {
       uint32_t k = keys[i];
       xyzz_t<F> acc = xyzz_t<F>::inf();
@@ -424,6 +427,7 @@ class msm_t {
   static constexpr uint32_t RUN_CHUNK_LONG = 64;   // the same where that leaves LONG_THREADS threads
   static constexpr uint64_t LONG_THREADS = 1u << 21;
   static constexpr uint32_t OWN_RUN_DIV = 4;       // pairs: summed whole only where no run is longer than L/OWN_RUN_DIV
+  static constexpr uint32_t PER_RUN_MAX = 16;      // partial sums: a loop per run only where no run is longer
   static constexpr uint32_t SPLIT_RUNS = 4;        // partial sums: summed whole where no run is longer than SPLIT_RUNS·L
   static constexpr uint32_t SEGMENT = 16;          // fewest buckets per thread in step 5's running sums
   static constexpr uint64_t SEGMENT_THREADS = 1u << 16;  // segments grow only while they leave this many threads
@@ -603,7 +607,8 @@ class msm_t {
   // whole-run pass took 2.3–2.4× the chunked pass's time a pair. On the partial
   // sums, 1/16 to 1/32 as many, another chunked pass costs more than the
   // imbalance, so they are summed whole once no run is longer than
-  // SPLIT_RUNS·L.
+  // SPLIT_RUNS·L, with a loop per run where none is longer than PER_RUN_MAX
+  // (msm_own).
   void accumulate_runs(const uint32_t* keys, const uint32_t* vals, uint64_t M, uint32_t maxrun) const {
     uint32_t L = run_chunk(M);
     uint64_t bound = maxrun;
@@ -645,10 +650,13 @@ class msm_t {
     if (nt == 0) return;
     if (aff) {
       src_t<F, true> src{P, vals, nullptr};
-      msm_own<F, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+      msm_own<F, true, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+    } else if (bound <= PER_RUN_MAX) {
+      src_t<F, false> src{nullptr, nullptr, ppart.p};
+      msm_own<F, false, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
     } else {
       src_t<F, false> src{nullptr, nullptr, ppart.p};
-      msm_own<F, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+      msm_own<F, false, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
     }
     CUZK_LAUNCHED();
     timer.mark("acc.own");

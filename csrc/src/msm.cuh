@@ -427,7 +427,7 @@ class msm_t {
   static constexpr uint32_t RUN_CHUNK_LONG = 64;   // the same where that leaves LONG_THREADS threads
   static constexpr uint64_t LONG_THREADS = 1u << 21;
   static constexpr uint32_t OWN_RUN_DIV = 4;       // pairs: summed whole only where no run is longer than L/OWN_RUN_DIV
-  static constexpr uint32_t PER_RUN_MAX = 16;      // partial sums: a loop per run only where no run is longer
+  static constexpr uint32_t PER_RUN_MAX = 16;      // partial sums: a loop per run only where no run is longer than this
   static constexpr uint32_t SPLIT_RUNS = 4;        // partial sums: summed whole where no run is longer than SPLIT_RUNS·L
   static constexpr uint32_t SEGMENT = 16;          // fewest buckets per thread in step 5's running sums
   static constexpr uint64_t SEGMENT_THREADS = 1u << 16;  // segments grow only while they leave this many threads
@@ -651,12 +651,12 @@ class msm_t {
     if (aff) {
       src_t<F, true> src{P, vals, nullptr};
       msm_own<F, true, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
-    } else if (bound <= PER_RUN_MAX) {
-      src_t<F, false> src{nullptr, nullptr, ppart.p};
-      msm_own<F, false, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
     } else {
       src_t<F, false> src{nullptr, nullptr, ppart.p};
-      msm_own<F, false, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+      if (bound <= PER_RUN_MAX)
+        msm_own<F, false, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+      else
+        msm_own<F, false, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
     }
     CUZK_LAUNCHED();
     timer.mark("acc.own");

@@ -196,6 +196,58 @@ func TestFrDeviceMulEmulated(t *testing.T) {
 	checkPrimeDeviceMul[fr.Element](t, "fr", fr.Modulus())
 }
 
+// TestFpLazyDeviceMulEmulated checks the redundant form of the device Fp arithmetic, which the
+// G1 MSM uses (values below 2p, products without their final subtraction, sums and differences
+// reduced by 2p), against gnark-crypto: the Fp inputs with p added to a of every pair i with
+// i mod 4 < 2 and to b where i mod 4 is even, so that every combination occurs and the edges
+// reach p (zero) and 2p − 1. Every output must lie below 2p and equal gnark's result modulo p.
+func TestFpLazyDeviceMulEmulated(t *testing.T) {
+	const limbs = 6
+	p := fp.Modulus()
+	twoP := new(big.Int).Lsh(p, 1)
+	a, b := mulInputs(t, p, limbs)
+	lift := func(vals []*big.Int, lifted func(i int) bool) []*big.Int {
+		out := make([]*big.Int, len(vals))
+		for i, v := range vals {
+			out[i] = v
+			if lifted(i) {
+				out[i] = new(big.Int).Add(v, p)
+			}
+		}
+		return out
+	}
+	la := lift(a, func(i int) bool { return i%4 < 2 })
+	lb := lift(b, func(i int) bool { return i%2 == 0 })
+	res := deviceMulEmulated(t, "fplazy", 8*limbs, len(a), fieldWords(la, limbs), fieldWords(lb, limbs))
+	element := func(v *big.Int) fp.Element { // raw Montgomery words, v < p
+		var e fp.Element
+		for j := range e {
+			e[j] = new(big.Int).Rsh(v, uint(64*j)).Uint64()
+		}
+		return e
+	}
+	names := [5]string{"square", "product", "sum of two products", "sum", "difference"}
+	for i := range a {
+		x, y := element(a[i]), element(b[i])
+		var want [5]fp.Element
+		want[0].Square(&x)
+		want[1].Mul(&x, &y)
+		want[2].Add(&want[1], &want[0])
+		want[3].Add(&x, &y)
+		want[4].Sub(&x, &y)
+		for k := range res {
+			w := res[k][i*8*limbs : (i+1)*8*limbs]
+			got := new(big.Int)
+			for j := limbs - 1; j >= 0; j-- {
+				got.Lsh(got, 64).Or(got, new(big.Int).SetUint64(binary.LittleEndian.Uint64(w[8*j:])))
+			}
+			require.Negative(t, got.Cmp(twoP), "fplazy %s of %x and %x: %x is not below 2p", names[k], la[i], lb[i], got)
+			require.Equal(t, want[k], element(got.Mod(got, p)), "fplazy %s of %x and %x", names[k], la[i], lb[i])
+		}
+	}
+	t.Logf("%d fplazy squares, products, sums of two products, sums and differences below 2p and equal to gnark's mod p", len(a))
+}
+
 // TestFp2DeviceMulEmulated checks the device Fp2 product, whose two reductions are shared
 // between Karatsuba's three wide products, against gnark-crypto's E2: every coordinate of a and b
 // an Fp edge or random input, so that a0·b0 − a1·b1 takes both signs and some coordinates are 0.

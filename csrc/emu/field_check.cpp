@@ -3,9 +3,11 @@
 // compares the outputs with gnark-crypto.
 // Build: g++ -std=c++17 -O1 -o field_check field_check.cpp
 //
-//   field_check FIELD IN OUT   FIELD: fp, fr or fp2; IN: n (uint64), then n elements a and n
-//                              elements b (48 bytes each for Fp, 32 for Fr, 96 for Fp2, gnark's
-//                              limb layout, Montgomery form, each coordinate < p)
+//   field_check FIELD IN OUT   FIELD: fp, fplazy, fr or fp2; IN: n (uint64), then n elements a
+//                              and n elements b (48 bytes each for Fp, 32 for Fr, 96 for Fp2,
+//                              gnark's limb layout, Montgomery form, each coordinate < p, or
+//                              < 2p for fplazy, the redundant form of the G1 MSM, whose outputs
+//                              are < 2p and equal to the results modulo p)
 //
 // OUT is "OK  ", the n squares mul_device(a, a) (the device's sqr), the n products
 // mul_device(a, b), the n sums mul_sum_device(a, b, a, a) = a·b + a² (two wide products, one
@@ -74,6 +76,7 @@ int run(const char* in_path, const char* out_path) {
 int main(int argc, char** argv) {
   if (argc != 4) return 2;
   if (!strcmp(argv[1], "fp")) return run<fp_t>(argv[2], argv[3]);
+  if (!strcmp(argv[1], "fplazy")) return run<fp_lazy_t>(argv[2], argv[3]);
   if (!strcmp(argv[1], "fr")) return run<fr_t>(argv[2], argv[3]);
   if (!strcmp(argv[1], "fp2")) return run<fp2_t>(argv[2], argv[3]);
   return 2;

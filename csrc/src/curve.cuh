@@ -1,4 +1,5 @@
-// Short Weierstrass points y² = x³ + b (a = 0) over F = fp_t (G1) or fp2_t (G2).
+// Short Weierstrass points y² = x³ + b (a = 0) over F = fp_t or fp_lazy_t (G1; the MSM's
+// coordinates in the redundant form below 2p, field.cuh) or fp2_t (G2).
 //
 // affine_t matches gnark-crypto's G1Affine/G2Affine layout {X, Y}; the point
 // at infinity is X = Y = 0. xyzz_t is the extended Jacobian form

@@ -87,6 +87,7 @@ inline uint32_t __umulhi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)
 
 struct fr_params {
   static constexpr int N = 8;
+  static constexpr bool LAZY = false;
   static CUZK_HD constexpr uint32_t mod(int i) {
     constexpr uint32_t m[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
                                0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
@@ -101,6 +102,7 @@ struct fr_params {
 
 struct fp_params {
   static constexpr int N = 12;
+  static constexpr bool LAZY = false;
   static CUZK_HD constexpr uint32_t mod(int i) {
     constexpr uint32_t m[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
                                 0xf6b0f624, 0x6730d2a0, 0xf38512bf, 0x64774b84,
@@ -115,6 +117,11 @@ struct fp_params {
   }
 };
 
+// fp_lazy_params is Fp whose device values are kept in [0, 2p) (mont_t's LAZY form).
+struct fp_lazy_params : fp_params {
+  static constexpr bool LAZY = true;
+};
+
 // neg_inv32 returns -m⁻¹ mod 2^32 for odd m (Newton iteration).
 CUZK_HD constexpr uint32_t neg_inv32(uint32_t m) {
   uint32_t x = 1;
@@ -123,11 +130,29 @@ CUZK_HD constexpr uint32_t neg_inv32(uint32_t m) {
 }
 
 // mont_t is an element of the prime field described by P, in Montgomery form.
+//
+// P::LAZY selects the redundant form on the device: an element is any representative below 2p.
+// Products skip their final subtraction (reduce_wide returns below 2p for any T < p·R, and a
+// product of two values below 2p, or the sum of two such products, is below 8p² < p·R since
+// 8p < R), sums and differences reduce by 2p instead of p, is_zero and == compare modulo p,
+// and store writes the representative below p. Memory therefore only ever holds values below
+// p, as the host's portable operations (which LAZY does not change) and the other kernels expect.
 template <class P>
 struct mont_t {
   static constexpr int N = P::N;
+  static constexpr bool LAZY = P::LAZY;
   static constexpr uint32_t M0 = neg_inv32(P::mod(0));
+  static_assert(!LAZY || P::mod(N - 1) < (1u << 29), "the redundant form needs 8p < R");
   uint32_t l[N];
+
+  // modulus<TWO_P>(i) is limb i of p, or of 2p when TWO_P (2p < 2^(32N) for both fields).
+  template <bool TWO_P>
+  static CUZK_HD constexpr uint32_t modulus(int i) {
+    if constexpr (TWO_P)
+      return (P::mod(i) << 1) | (i > 0 ? P::mod(i - 1) >> 31 : 0);
+    else
+      return P::mod(i);
+  }
 
   // load reads the element at p with N/4 16-byte loads; p must be 16-byte aligned (device
   // arrays are: cudaMalloc aligns to 256 bytes and an element takes 32 or 48). Dereferencing p
@@ -148,14 +173,21 @@ struct mont_t {
     return *p;
 #endif
   }
-  // store writes v at p with N/4 16-byte stores; p must be 16-byte aligned.
+  // store writes v at p with N/4 16-byte stores; p must be 16-byte aligned. A LAZY value is
+  // written as its representative below p.
   static CUZK_HD void store(mont_t* p, const mont_t& v) {
+    mont_t c = v;
+#if defined(__CUDA_ARCH__)
+    if constexpr (LAZY) reduce_once_device(c.l);
+#else
+    if constexpr (LAZY) reduce_once(c.l);
+#endif
 #if defined(__CUDACC__)
     uint4* q = reinterpret_cast<uint4*>(p);
 #pragma unroll
-    for (int i = 0; i < N / 4; i++) q[i] = make_uint4(v.l[4 * i], v.l[4 * i + 1], v.l[4 * i + 2], v.l[4 * i + 3]);
+    for (int i = 0; i < N / 4; i++) q[i] = make_uint4(c.l[4 * i], c.l[4 * i + 1], c.l[4 * i + 2], c.l[4 * i + 3]);
 #else
-    *p = v;
+    *p = c;
 #endif
   }
 
@@ -177,13 +209,15 @@ struct mont_t {
     r.l[0] = 1;
     return r;
   }
+  // is_zero tests x ≡ 0: x = 0, or, LAZY, x = p.
   CUZK_HD bool is_zero() const {
-    uint32_t acc = 0;
+    uint32_t acc = 0, accp = 0;
 #pragma unroll
-    for (int i = 0; i < N; i++) acc |= l[i];
-    return acc == 0;
+    for (int i = 0; i < N; i++) acc |= l[i], accp |= l[i] ^ P::mod(i);
+    return acc == 0 || (LAZY && accp == 0);
   }
   CUZK_HD bool operator==(const mont_t& b) const {
+    if constexpr (LAZY) return (*this - b).is_zero();
     uint32_t acc = 0;
 #pragma unroll
     for (int i = 0; i < N; i++) acc |= l[i] ^ b.l[i];
@@ -247,7 +281,11 @@ struct mont_t {
     return r;
 #endif
   }
+  // neg returns −x: p − x, or on the device for LAZY 2p − x (0 for 0).
   CUZK_HD mont_t neg() const {
+#if defined(__CUDA_ARCH__)
+    if constexpr (LAZY) return sub_device(zero(), *this);
+#endif
     if (is_zero()) return *this;
     mont_t r;
     uint64_t br = 0;
@@ -327,15 +365,17 @@ struct mont_t {
 
 #if defined(__CUDACC__) || defined(CUZK_PTX_EMU)
   // add_device is a + b as one carry chain of N additions, then reduce_once_device (a chain of
-  // N subtractions of p, the final borrow as a mask, N selects): ≈ 3N + 1 instructions, where the
-  // portable loop, whose carries the compiler moves through registers, takes ≈ 6N.
+  // N subtractions of p, or 2p when LAZY, the final borrow as a mask, N selects): ≈ 3N + 1
+  // instructions, where the portable loop, whose carries the compiler moves through registers,
+  // takes ≈ 6N.
   static __device__ __forceinline__ mont_t add_device(const mont_t& a, const mont_t& b) {
     mont_t s = sum_device(a, b);
-    reduce_once_device(s.l);
+    reduce_once_device<LAZY>(s.l);
     return s;
   }
 
-  // sum_device is a + b < 2p < 2^(32N) as one carry chain, not reduced (no carry out).
+  // sum_device is a + b as one carry chain, not reduced: below 2p, or 4p when LAZY, both below
+  // 2^(32N) (no carry out).
   static __device__ __forceinline__ mont_t sum_device(const mont_t& a, const mont_t& b) {
     mont_t s;
     ptx::add_cc(s.l[0], a.l[0], b.l[0]);
@@ -345,16 +385,17 @@ struct mont_t {
     return s;
   }
 
-  // add_mod_masked adds p's limbs masked by mask (0 or all ones) to the N words at x as one
-  // carry chain; the carry out is dropped (it cancels the borrow that set mask).
+  // add_mod_masked adds p's limbs (2p's when TWO_P) masked by mask (0 or all ones) to the N
+  // words at x as one carry chain; the carry out is dropped (it cancels the borrow that set mask).
+  template <bool TWO_P = false>
   static __device__ __forceinline__ void add_mod_masked(uint32_t* x, uint32_t mask) {
-    ptx::add_cc(x[0], x[0], P::mod(0) & mask);
+    ptx::add_cc(x[0], x[0], modulus<TWO_P>(0) & mask);
 #pragma unroll
-    for (int i = 1; i < N; i++) ptx::addc_cc(x[i], x[i], P::mod(i) & mask);
+    for (int i = 1; i < N; i++) ptx::addc_cc(x[i], x[i], modulus<TWO_P>(i) & mask);
   }
 
-  // sub_device is a − b, plus p when that borrows: a chain of N subtractions, the borrow as a
-  // mask, a chain of N additions of p's limbs masked (≈ 3N + 1 instructions).
+  // sub_device is a − b, plus p (2p when LAZY) when that borrows: a chain of N subtractions, the
+  // borrow as a mask, a chain of N additions of the modulus's limbs masked (≈ 3N + 1 instructions).
   static __device__ __forceinline__ mont_t sub_device(const mont_t& a, const mont_t& b) {
     mont_t d;
     ptx::sub_cc(d.l[0], a.l[0], b.l[0]);
@@ -362,7 +403,7 @@ struct mont_t {
     for (int i = 1; i < N; i++) ptx::subc_cc(d.l[i], a.l[i], b.l[i]);
     uint32_t borrow;
     ptx::subc(borrow, 0, 0);  // all ones when a < b
-    add_mod_masked(d.l, borrow);
+    add_mod_masked<LAZY>(d.l, borrow);
     return d;
   }
 
@@ -516,7 +557,8 @@ struct mont_t {
 
   // reduce_wide returns T·R⁻¹ mod p for T < p·R (2N words; a product of two elements, or the
   // sum of two). m = T·(−p⁻¹) mod R depends only on T mod R, so the rows reduce V = T mod R
-  // alone: U = (V + m·p)/R ≤ p, then U + ⌊T/R⌋ < 2p (⌊T/R⌋ < p), reduced once. The rows are
+  // alone: U = (V + m·p)/R ≤ p, then U + ⌊T/R⌋ < 2p (⌊T/R⌋ < p), reduced once unless LAZY,
+  // whose values may stay below 2p. The rows are
   // row_reduce's chains on V in the (E, O) form; the division by 2^32 between rows renames the
   // arrays (new E = O, new O = E two words down) and adds E[1] into position 0, whose carry
   // enters the next row's odd chain (row_reduce<true>).
@@ -544,7 +586,7 @@ struct mont_t {
 #pragma unroll
     for (int k = 1; k < N - 1; k++) ptx::addc_cc(r.l[k], r.l[k], T[N + k]);
     ptx::addc(r.l[N - 1], r.l[N - 1], T[2 * N - 1]);
-    reduce_once_device(r.l);
+    if constexpr (!LAZY) reduce_once_device(r.l);
     return r;
   }
 
@@ -642,12 +684,14 @@ struct mont_t {
     ptx::addc(O[N - 1], O[N - 1], 0);
   }
 
-  // reduce_once_device is reduce_once with one borrow chain and selects.
+  // reduce_once_device is reduce_once with one borrow chain and selects; with TWO_P it subtracts
+  // 2p when x ≥ 2p (x < 4p on entry).
+  template <bool TWO_P = false>
   static __device__ __forceinline__ void reduce_once_device(uint32_t* x) {
     uint32_t s[N], borrow;
-    ptx::sub_cc(s[0], x[0], P::mod(0));
+    ptx::sub_cc(s[0], x[0], modulus<TWO_P>(0));
 #pragma unroll
-    for (int i = 1; i < N; i++) ptx::subc_cc(s[i], x[i], P::mod(i));
+    for (int i = 1; i < N; i++) ptx::subc_cc(s[i], x[i], modulus<TWO_P>(i));
     ptx::subc(borrow, 0, 0);  // 0 or 0xffffffff
 #pragma unroll
     for (int i = 0; i < N; i++) x[i] = borrow ? x[i] : s[i];
@@ -685,6 +729,7 @@ struct mont_t {
 
 using fr_t = mont_t<fr_params>;
 using fp_t = mont_t<fp_params>;
+using fp_lazy_t = mont_t<fp_lazy_params>;  // the G1 MSM's points: values below 2p on the device
 
 // fp2_t is c0 + c1·u with u² = −1; layout equals gnark's E2 {A0, A1}.
 struct fp2_t {

@@ -1,7 +1,8 @@
 // Multi-scalar multiplication Σ s_i·P_i on G1 and G2 (Pippenger).
 //
-// msm_t<F>::invoke runs these steps, one method each, all on the device except
-// the final window combination:
+// msm_t<F> runs G1 with F = fp_lazy_t (coordinates below 2p in registers, below p in
+// memory: field.cuh) and G2 with F = fp2_t. msm_t<F>::invoke runs these steps, one method
+// each, all on the device except the final window combination:
 //  1. classify: every scalar is classified as 0, 1 (Montgomery one) or other;
 //  2. sum_ones: the points with scalar 1 are compacted and summed (XYZZ, mixed
 //     adds, then a tree of XYZZ additions) — Filecoin witnesses are mostly bits;

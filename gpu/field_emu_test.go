@@ -135,16 +135,34 @@ func mulInputs(t *testing.T, p *big.Int, limbs int) (a, b []*big.Int) {
 	return append(a, fieldRandomInputs(rng, p, limbs, n)...), append(b, fieldRandomInputs(rng, p, limbs, n)...)
 }
 
-// checkDeviceMul compares field's device product, sum of two products, sum and difference (T:
-// gnark's fp.Element, fr.Element or bls12381.E2, raw words), emulated on the host, with
-// gnark-crypto's Square, Mul, Add and Sub on the elements of rawA and rawB.
-func checkDeviceMul[T any, PT interface {
+// fieldOps is what the checks need of a gnark-crypto field element type.
+type fieldOps[T any] interface {
 	*T
 	Square(*T) *T
 	Mul(*T, *T) *T
 	Add(*T, *T) *T
 	Sub(*T, *T) *T
-}](t *testing.T, field string, rawA, rawB []byte) {
+}
+
+// deviceOpNames names field_check's five outputs, in its order.
+var deviceOpNames = [5]string{"square", "product", "sum of two products", "sum", "difference"}
+
+// gnarkDeviceOps returns gnark-crypto's results for field_check's five outputs on x and y, in
+// its order: x², x·y, x·y + x², x + y and x − y.
+func gnarkDeviceOps[T any, PT fieldOps[T]](x, y *T) [5]T {
+	var w [5]T
+	PT(&w[0]).Square(x)
+	PT(&w[1]).Mul(x, y)
+	PT(&w[2]).Add(&w[1], &w[0])
+	PT(&w[3]).Add(x, y)
+	PT(&w[4]).Sub(x, y)
+	return w
+}
+
+// checkDeviceMul compares field's device product, sum of two products, sum and difference (T:
+// gnark's fp.Element, fr.Element or bls12381.E2, raw words), emulated on the host, with
+// gnark-crypto's Square, Mul, Add and Sub on the elements of rawA and rawB.
+func checkDeviceMul[T any, PT fieldOps[T]](t *testing.T, field string, rawA, rawB []byte) {
 	var zero T
 	size := binary.Size(zero)
 	res := deviceMulEmulated(t, field, size, len(rawA)/size, rawA, rawB)
@@ -154,31 +172,21 @@ func checkDeviceMul[T any, PT interface {
 		return out
 	}
 	xs, ys := elems(rawA), elems(rawB)
-	gotSq, gotPr, gotSums, gotAdd, gotSub := elems(res[0]), elems(res[1]), elems(res[2]), elems(res[3]), elems(res[4])
+	var got [5][]T
+	for k := range got {
+		got[k] = elems(res[k])
+	}
 	for i := range xs {
-		var wantSq, wantPr, wantSum, wantAdd, wantSub T
-		PT(&wantSq).Square(&xs[i])
-		PT(&wantPr).Mul(&xs[i], &ys[i])
-		PT(&wantSum).Add(&wantPr, &wantSq)
-		PT(&wantAdd).Add(&xs[i], &ys[i])
-		PT(&wantSub).Sub(&xs[i], &ys[i])
-		require.Equal(t, wantSq, gotSq[i], "%s square of %x", field, xs[i])
-		require.Equal(t, wantPr, gotPr[i], "%s mul_device(%x, %x)", field, xs[i], ys[i])
-		require.Equal(t, wantSum, gotSums[i], "%s mul_sum_device(%x, %x, itself, itself)", field, xs[i], ys[i])
-		require.Equal(t, wantAdd, gotAdd[i], "%s sum of %x and %x", field, xs[i], ys[i])
-		require.Equal(t, wantSub, gotSub[i], "%s difference of %x and %x", field, xs[i], ys[i])
+		want := gnarkDeviceOps[T, PT](&xs[i], &ys[i])
+		for k := range want {
+			require.Equal(t, want[k], got[k][i], "%s %s of %x and %x", field, deviceOpNames[k], xs[i], ys[i])
+		}
 	}
 	t.Logf("%d %s squares, products, sums of two products, sums and differences match gnark", len(xs), field)
 }
 
 // checkPrimeDeviceMul runs checkDeviceMul on mulInputs for the prime field of modulus p.
-func checkPrimeDeviceMul[T any, PT interface {
-	*T
-	Square(*T) *T
-	Mul(*T, *T) *T
-	Add(*T, *T) *T
-	Sub(*T, *T) *T
-}](t *testing.T, field string, p *big.Int) {
+func checkPrimeDeviceMul[T any, PT fieldOps[T]](t *testing.T, field string, p *big.Int) {
 	var zero T
 	limbs := binary.Size(zero) / 8
 	a, b := mulInputs(t, p, limbs)
@@ -226,23 +234,17 @@ func TestFpLazyDeviceMulEmulated(t *testing.T) {
 		}
 		return e
 	}
-	names := [5]string{"square", "product", "sum of two products", "sum", "difference"}
 	for i := range a {
 		x, y := element(a[i]), element(b[i])
-		var want [5]fp.Element
-		want[0].Square(&x)
-		want[1].Mul(&x, &y)
-		want[2].Add(&want[1], &want[0])
-		want[3].Add(&x, &y)
-		want[4].Sub(&x, &y)
+		want := gnarkDeviceOps[fp.Element](&x, &y)
 		for k := range res {
 			w := res[k][i*8*limbs : (i+1)*8*limbs]
 			got := new(big.Int)
 			for j := limbs - 1; j >= 0; j-- {
 				got.Lsh(got, 64).Or(got, new(big.Int).SetUint64(binary.LittleEndian.Uint64(w[8*j:])))
 			}
-			require.Negative(t, got.Cmp(twoP), "fplazy %s of %x and %x: %x is not below 2p", names[k], la[i], lb[i], got)
-			require.Equal(t, want[k], element(got.Mod(got, p)), "fplazy %s of %x and %x", names[k], la[i], lb[i])
+			require.Negative(t, got.Cmp(twoP), "fplazy %s of %x and %x: %x is not below 2p", deviceOpNames[k], la[i], lb[i], got)
+			require.Equal(t, want[k], element(got.Mod(got, p)), "fplazy %s of %x and %x", deviceOpNames[k], la[i], lb[i])
 		}
 	}
 	t.Logf("%d fplazy squares, products, sums of two products, sums and differences below 2p and equal to gnark's mod p", len(a))

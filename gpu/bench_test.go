@@ -138,7 +138,8 @@ func BenchmarkNTT(b *testing.B) {
 			b.Fatal(err)
 		}
 		// The coset cases on gnark's default shift (7) and on ω_{2n}, whose factor merges into the
-		// twiddles; the quotient's orders (coset R→N, inverse coset N→R) besides the usual ones.
+		// twiddles; the quotient's orders (inverse N→R, coset R→N, inverse coset N→R) besides the
+		// usual ones.
 		cases := []struct {
 			name string
 			cfg  NTTConfig
@@ -148,6 +149,7 @@ func BenchmarkNTT(b *testing.B) {
 			{"coset-ω2n-N2R", NTTConfig{Coset: true, OutputBitReversed: true, Shift: psi}},
 			{"coset-R2N", NTTConfig{Coset: true, InputBitReversed: true}},
 			{"coset-ω2n-R2N", NTTConfig{Coset: true, InputBitReversed: true, Shift: psi}},
+			{"inv-N2R", NTTConfig{Inverse: true, OutputBitReversed: true}},
 			{"inv-R2N", NTTConfig{Inverse: true, InputBitReversed: true}},
 			{"inv-coset-R2N", NTTConfig{Inverse: true, Coset: true, InputBitReversed: true}},
 			{"inv-coset-ω2n-R2N", NTTConfig{Inverse: true, Coset: true, InputBitReversed: true, Shift: psi}},

@@ -5,7 +5,8 @@
 //        -o ntt_emu ntt_main.cpp
 //
 //   ntt_emu IN OUT   IN: cases (uint64), then per case log_n, inverse, coset, in_bitrev,
-//                    out_bitrev (uint64), the shift (4 uint64, zero for gnark's 7), 2^log_n elements
+//                    out_bitrev, handoff (ntt_handoff) (uint64), the shift (4 uint64, zero for
+//                    gnark's 7), 2^log_n elements
 //
 // OUT is "OK  " then every case's transformed elements, one case after another.
 #include "cuda_emu.h"
@@ -80,9 +81,11 @@ int main(int argc, char** argv) {
   for (uint64_t ci = 0; ci < cases && f; ci++) {
     const uint32_t log_n = (uint32_t)read_u64(f);
     const bool inv = read_u64(f) != 0, coset = read_u64(f) != 0, dit = read_u64(f) != 0, out_br = read_u64(f) != 0;
+    const uint64_t handoff = read_u64(f);
     uint64_t sw[4];
     for (auto& x : sw) x = read_u64(f);
     if (log_n < 1 || log_n > 20) return 3;
+    if (handoff > HANDOFF_FROM_INVERSE || (handoff != HANDOFF_NONE && !ntt_handoff_fits(log_n))) return 4;
     std::vector<fr_t> a(size_t(1) << log_n);
     f.read(reinterpret_cast<char*>(a.data()), a.size() * sizeof(fr_t));
 
@@ -109,7 +112,7 @@ int main(int argc, char** argv) {
       v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
     }
     if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = omi.scaled(log_n);
-    const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v);
+    const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v, (ntt_handoff)handoff);
     for (uint32_t pi = 0; pi < P.np; pi++) {
       const ntt_launch& l = P.pass[pi];
       std::vector<fr_t> sh(l.smem / sizeof(fr_t));

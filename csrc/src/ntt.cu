@@ -138,7 +138,8 @@ static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_
   return t;
 }
 
-void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times) {
+void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times,
+             ntt_handoff handoff) {
   require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
   device_tables& c = tables_for(dev);
   ntt_twiddles om, omi;
@@ -166,7 +167,13 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
     }
   }
   if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = inverse_scaled(c, log_n);
-  ntt_plan P = plan_ntt(log_n, inv, coset, cfg.in_bitrev != 0, cfg.out_bitrev != 0, v);
+  const bool in_br = cfg.in_bitrev != 0, out_br = cfg.out_bitrev != 0;
+  require(handoff == HANDOFF_NONE || ntt_handoff_fits(log_n), "ntt: no row-factor handoff at this size");
+  require(handoff != HANDOFF_TO_COSET || (inv && !coset && !in_br && out_br),
+          "ntt: only an inverse transform from natural to bit-reversed order hands the coset's row factor on");
+  require(handoff != HANDOFF_FROM_INVERSE || (!inv && coset && v.psi && in_br),
+          "ntt: only a coset transform on ω_{2n} from bit-reversed order takes the row factor handed on");
+  ntt_plan P = plan_ntt(log_n, inv, coset, in_br, out_br, v, handoff);
   if (times) {
     ntt_factor& last = P.pass[P.np - 1].args.on_store;
     require(P.pass[P.np - 1].dit && last.kind == FACTOR_NONE && !P.bitrev_after,

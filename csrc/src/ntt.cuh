@@ -16,12 +16,13 @@
 // step reads its elements from global memory and its last step writes them
 // back, so the shared-memory round trips and barriers are one fewer than the
 // steps. The element-wise factors ride on those two steps: the twiddle
-// diagonal (on the load in DIT, on the store in DIF), the coset shift g^j on
-// the load of the transform's first pass and n⁻¹ (times g^(−j) on a coset) on
-// the store of its last pass — or, without coset, in the table of the
-// diagonal of the whole array; a pass never needs two of them on the same
-// side. A bit reversal, when the requested order asks for one, follows as a
-// kernel of its own (ntt_bitrev_tiles).
+// diagonal on a store (in DIF that of its own pass, in DIT that of the pass
+// launched next), the coset shift g^j on the load of the transform's first
+// pass and n⁻¹ (times g^(−j) on a coset) on the store of its last pass — or,
+// without coset, in the table of the diagonal of the whole array; a pass
+// never needs two of them on the same side. A bit reversal, when the
+// requested order asks for one, follows as a kernel of its own
+// (ntt_bitrev_tiles).
 //
 // This header holds the twiddle tables' layout, the kernels and the plan of a
 // transform, and includes only field.cuh, so that csrc/emu runs the kernels on
@@ -166,17 +167,21 @@ __device__ __forceinline__ fr_t pow_lookup(const pow_table& t, uint32_t e) {
 // load or on store: none, a constant c, the element of another array at the
 // same position (lo[pos]), or a table entry f(x) = lo[x mod 2^lo_bits]·hi[x >>
 // lo_bits] (one product, none when x < 2^lo_bits), where x is
-//   - GRID: (i0·mi + ai)·(r·mk + ak) << shift for an element in column i0 of
-//     the pass block and row i1 of its K-point DFT, r = i1 or with bitrev the
-//     DFT's output row k1 (i1's reversal over k bits): the twiddle diagonal
-//     i0·k1, on the ω_{2n} coset i0·(2k1+1) or (2i0+1)·k1, or the row alone
-//     (mi = 0, ai = 1);
+//   - GRID: (i0·mi + ai)·(r·mk + ak) << shift for the element at position pos
+//     seen by the pass whose sub-problems have 2^log_m elements and whose
+//     K-point DFTs 2^k rows: offset pos mod 2^log_m = i1·2^(log_m−k) + i0
+//     (column i0, row i1), r = i1 or with bitrev the DFT's output row k1 (i1's
+//     reversal over k bits): that pass's twiddle diagonal i0·k1, on the ω_{2n}
+//     coset i0·(2k1+1) or (2i0+1)·k1, or the row alone (mi = 0, ai = 1). The
+//     position alone fixes x, so a diagonal may ride on another pass than its
+//     own (in DIT, on the store of the pass launched before it);
 //   - INDEX: its natural index j: the position, or with bitrev the position's
 //     bit reversal over log_n bits.
 enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_ARRAY, FACTOR_GRID, FACTOR_INDEX };
 struct ntt_factor {
   uint32_t kind, shift, lo_bits;
   uint32_t mi, ai, mk, ak;  // GRID's exponent
+  uint32_t log_m, k;        // GRID's pass: sub-problems of 2^log_m elements, DFTs of 2^k rows
   bool bitrev;
   const fr_t* lo;
   const fr_t* hi;
@@ -187,15 +192,17 @@ struct ntt_factor {
 // on the ω_{2n} coset: none (i0·k1), k1 (i0·(2k1+1)) or i0 ((2i0+1)·k1).
 enum ntt_diag_odd : uint32_t { ODD_NONE, ODD_K1, ODD_I0 };
 
-// diag_factor is the twiddle diagonal ω_M^(i0·k1) of a sub-transform of size
-// M = 2^log_m from T: one lookup in T.diag for M ≤ 2^DIAG_BITS, else two
-// lookups in the power table and a product. With odd it is the diagonal on
+// diag_factor is the twiddle diagonal ω_M^(i0·k1) of a pass of k stages on
+// sub-transforms of size M = 2^log_m, from T: one lookup in T.diag for M ≤
+// 2^DIAG_BITS, else two lookups in the power table and a product. With odd it is the diagonal on
 // the ω_{2n} coset, ω_{2M}^(i0·(2k1+1)) (ODD_K1) or ω_{2M}^((2i0+1)·k1)
 // (ODD_I0), an exponent below 2M: one lookup in T.diag2 for M ≤ 2^DIAG_BITS,
 // else two lookups and a product (log_m < NTT_ROOT_LOG).
-inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m, uint32_t odd) {
+inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m, uint32_t k, uint32_t odd) {
   ntt_factor f{};
   f.kind = FACTOR_GRID;
+  f.log_m = log_m;
+  f.k = k;
   f.bitrev = true;
   f.mi = odd == ODD_I0 ? 2 : 1;
   f.ai = odd == ODD_I0 ? 1 : 0;
@@ -255,7 +262,7 @@ struct ntt_block {
   fr_t* sh;  // GK elements, then the K/2 twiddles ω_K^e
   const ntt_pass_args* p;
   uint32_t K, G, L, CL;  // rows 2^L apart; columns 2^CL apart (1, or K for whole sub-problems)
-  uint64_t base, i0base;
+  uint64_t base, i0base;  // the block's first element, and its first column's index in the sub-problem
 
   __device__ __forceinline__ uint64_t gpos(uint32_t e) const {
     return base + ((uint64_t)(e >> p->lg) << L) + ((uint64_t)(e & (G - 1)) << CL);
@@ -266,8 +273,11 @@ struct ntt_block {
     return global ? fr_t::load(p->tw + (x << (POW_BITS - p->k))) : sh[K * G + x];
   }
   // apply returns x·F(e) for element e at position pos; FACTOR_ARRAY only in the kernels built
-  // WITH_ARRAY (the others keep its code out of their body).
-  template <bool WITH_ARRAY>
+  // WITH_ARRAY (the others keep its code out of their body). A GRID factor takes its column and
+  // row from the position in DIT, where the diagonals ride on the pass before their own, and from
+  // the block's geometry in DIF, where every factor is its own pass's (the DIF kernel measured
+  // 1.5 % slower with the position's arithmetic).
+  template <bool DIT, bool WITH_ARRAY>
   __device__ __forceinline__ fr_t apply(const ntt_factor& F, fr_t x, uint32_t e, uint64_t pos) const {
     if (F.kind == FACTOR_NONE) return x;
     fr_t f = F.c;
@@ -276,9 +286,19 @@ struct ntt_block {
     } else if (F.kind != FACTOR_CONST) {
       uint32_t ex;
       if (F.kind == FACTOR_GRID) {
-        const uint32_t i1 = e >> p->lg;
-        const uint32_t r = F.bitrev ? __brev(i1) >> (32 - p->k) : i1;
-        const uint32_t i0 = (uint32_t)(i0base + (e & (G - 1)));
+        uint32_t i1, i0, k;
+        if (DIT) {
+          const uint32_t lc = F.log_m - F.k;  // log2 of the columns
+          const uint32_t off = (uint32_t)pos & ((1u << F.log_m) - 1);
+          i1 = off >> lc;
+          i0 = off & ((1u << lc) - 1);
+          k = F.k;
+        } else {
+          i1 = e >> p->lg;
+          i0 = (uint32_t)(i0base + (e & (G - 1)));
+          k = p->k;
+        }
+        const uint32_t r = F.bitrev ? __brev(i1) >> (32 - k) : i1;
         ex = ((i0 * F.mi + F.ai) * (r * F.mk + F.ak)) << F.shift;  // < M, or < 2M on the ω_{2n} coset
       } else {
         ex = F.bitrev ? (__brev((uint32_t)pos) >> (32 - p->log_n)) : (uint32_t)pos;
@@ -289,14 +309,15 @@ struct ntt_block {
     }
     return x * f;
   }
+  template <bool DIT>
   __device__ __forceinline__ fr_t load(uint32_t e) const {
     const uint64_t pos = gpos(e);
-    return apply<false>(p->on_load, fr_t::load(a + pos), e, pos);
+    return apply<DIT, false>(p->on_load, fr_t::load(a + pos), e, pos);
   }
-  template <bool WITH_ARRAY>
+  template <bool DIT, bool WITH_ARRAY>
   __device__ __forceinline__ void store(uint32_t e, fr_t x) const {
     const uint64_t pos = gpos(e);
-    fr_t::store(a + pos, apply<WITH_ARRAY>(p->on_store, x, e, pos));
+    fr_t::store(a + pos, apply<DIT, WITH_ARRAY>(p->on_store, x, e, pos));
   }
 };
 
@@ -322,7 +343,7 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
     const uint32_t e0 = (i1 << lg) + g, step = S << lg;
     fr_t x[U];
 #pragma unroll
-    for (uint32_t m = 0; m < U; m++) x[m] = first ? B.load(e0 + m * step) : B.sh[e0 + m * step];
+    for (uint32_t m = 0; m < U; m++) x[m] = first ? B.template load<DIT>(e0 + m * step) : B.sh[e0 + m * step];
 #pragma unroll
     for (int rr = 0; rr < R; rr++) {
       const int r = DIT ? R - 1 - rr : rr;
@@ -345,7 +366,7 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
 #pragma unroll
     for (uint32_t m = 0; m < U; m++) {
       if (last)
-        B.template store<WITH_ARRAY>(e0 + m * step, x[m]);
+        B.template store<DIT, WITH_ARRAY>(e0 + m * step, x[m]);
       else
         B.sh[e0 + m * step] = x[m];
     }
@@ -554,11 +575,14 @@ inline uint32_t pass_bits(uint32_t log_n, uint32_t p) {
 }
 
 // row_factor is the factor tab[x << (POW_BITS − 1 − k)] of the element in row
-// i1 of a pass of k stages, x = i1 or with bitrev its reversal over k bits:
-// with tab = ω.pow.hi (ω_{2^14}^y), ω_{2K}^x for K = 2^k ≤ 2^13.
-inline ntt_factor row_factor(const fr_t* tab, uint32_t k, bool bitrev) {
+// i1 of a pass of k stages on sub-problems of 2^log_m elements, x = i1 or with
+// bitrev its reversal over k bits: with tab = ω.pow.hi (ω_{2^14}^y), ω_{2K}^x
+// for K = 2^k ≤ 2^13.
+inline ntt_factor row_factor(const fr_t* tab, uint32_t log_m, uint32_t k, bool bitrev) {
   ntt_factor f{};
   f.kind = FACTOR_GRID;
+  f.log_m = log_m;
+  f.k = k;
   f.mi = 0;
   f.ai = 1;
   f.mk = 1;
@@ -598,12 +622,13 @@ enum ntt_psi_mode : uint32_t { PSI_NONE, PSI_PRE, PSI_POST };
 // a bit reversal when out_bitrev asks for the other order. first_load is
 // applied as the first pass reads (the forward coset shift g^j), last_store
 // as the last pass writes (n⁻¹, times g^(−j) on a coset); the twiddle
-// diagonals fall on the other side of those passes (DIF: on store of every
-// pass but the last; DIT: on load of every pass but the first). scaled_lo,
-// when given, replaces T.pow.lo in the two-lookup diagonal of the whole array
-// (s0 = 0, log_n > DIAG_BITS): a low table c·ω^i scales every element by c.
-// psi makes the diagonals those of the ω_{2n} coset: the first pass's
-// (PSI_PRE) or every pass's (PSI_POST).
+// diagonals ride on the stores of the other passes: DIF pass p's (p < np − 1)
+// as pass p writes, and in DIT, where pass p + 1 runs just before pass p, as
+// pass p + 1 writes (on the loads of pass p, as before, the DIT transforms
+// were 0.4–1.0 ms slower at 2^27). scaled_lo, when given, replaces T.pow.lo
+// in the two-lookup diagonal of the whole array (s0 = 0, log_n > DIAG_BITS):
+// a low table c·ω^i scales every element by c. psi makes the diagonals those
+// of the ω_{2n} coset: the first pass's (PSI_PRE) or every pass's (PSI_POST).
 inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, const ntt_twiddles& T,
                               const ntt_factor& first_load, const ntt_factor& last_store,
                               const fr_t* scaled_lo, ntt_psi_mode psi) {
@@ -613,6 +638,13 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
   uint32_t ks[(NTT_ROOT_LOG + PASS_BITS - 1) / PASS_BITS];
   for (uint32_t p = 0; p < np; p++) ks[p] = pass_bits(log_n, p);
   const ntt_factor none{};
+  // diag[p] is DIF pass p's twiddle diagonal (none for the last, whose sub-problems are its DFTs).
+  ntt_factor diag[(NTT_ROOT_LOG + PASS_BITS - 1) / PASS_BITS];
+  for (uint32_t p = 0, s0 = 0; p < np; s0 += ks[p], p++) {
+    const uint32_t odd = psi == PSI_POST || (psi == PSI_PRE && s0 == 0) ? (psi == PSI_PRE ? ODD_K1 : ODD_I0) : ODD_NONE;
+    diag[p] = p + 1 < np ? diag_factor(T, log_n - s0, ks[p], odd) : none;
+    if (scaled_lo && s0 == 0 && p + 1 < np && log_n > DIAG_BITS) diag[p].lo = scaled_lo;
+  }
   P.np = np;
   for (uint32_t pi = 0; pi < np; pi++) {
     const uint32_t p = dit ? (np - 1 - pi) : pi;
@@ -626,15 +658,11 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
     const uint32_t cols = L > 0 ? L : s0;
     const uint32_t lg = PASS_BITS - k < cols ? PASS_BITS - k : cols;
     const uint32_t GK = 1u << (k + lg);
-    const uint32_t odd = psi == PSI_POST || (psi == PSI_PRE && s0 == 0) ? (psi == PSI_PRE ? ODD_K1 : ODD_I0) : ODD_NONE;
-    ntt_factor diag = L > 0 ? diag_factor(T, log_n - s0, odd) : none;
-    if (scaled_lo && s0 == 0 && L > 0 && log_n > DIAG_BITS) diag.lo = scaled_lo;
     ntt_launch& l = P.pass[pi];
     l.dit = dit;
     l.args = ntt_pass_args{log_n, s0, k, lg, T.pow.hi, none, none};
-    l.args.on_load = dit ? diag : none;
-    l.args.on_store = dit ? none : diag;
-    // The first DIT pass and the last DIF pass have L = 0, so no diagonal is replaced here.
+    l.args.on_store = dit ? (p > 0 ? diag[p - 1] : none) : diag[p];
+    // The last pass launched (DIF pass np − 1, DIT pass 0) stores no diagonal, so none is replaced here.
     if (pi == 0 && first_load.kind != FACTOR_NONE) l.args.on_load = first_load;
     if (pi + 1 == np && last_store.kind != FACTOR_NONE) l.args.on_store = last_store;
     l.threads = (GK >> RADIX_BITS) < (uint32_t)PASS_THREADS ? (GK >> RADIX_BITS) : PASS_THREADS;
@@ -657,6 +685,15 @@ struct ntt_tables_view {
   const fr_t* psi_inv_scaled;    // n⁻¹·ω_{2^14}^(−i), i < 2^14: the inverse's row factor on the ψ coset
 };
 
+// ntt_handoff moves the row factor of a forward transform R→N on the coset
+// ψ·⟨ω⟩, which its first pass applies as it reads, to the inverse transform
+// N→R whose output it reads (the quotient's a and b): HANDOFF_TO_COSET makes
+// that inverse multiply its output by the factor as its last pass stores,
+// HANDOFF_FROM_INVERSE makes the coset transform take its input as already
+// scaled. At 2^27 the factor costs 2.7 ms on a DIT first load and 1.8 ms on
+// a DIF last store. Both sides need ntt_handoff_fits.
+enum ntt_handoff : uint32_t { HANDOFF_NONE, HANDOFF_TO_COSET, HANDOFF_FROM_INVERSE };
+
 // ntt_diag_scales_inverse says whether an inverse transform without coset
 // applies n⁻¹ through the first pass's two-lookup diagonal (a low table
 // n⁻¹·ω^(−i), no product of its own) instead of a product on the last store:
@@ -666,23 +703,44 @@ inline bool ntt_diag_scales_inverse(uint32_t log_n, bool inverse, bool coset) {
   return inverse && !coset && log_n > (uint32_t)DIAG_BITS && log_n > (uint32_t)PASS_BITS;
 }
 
-// plan_ntt plans the transform of cuzk_ntt_cfg_t's flags with the tables v.
+// ntt_handoff_fits says whether a transform of 2^log_n may take part in a
+// handoff: ψ = ω_{2n} exists, and the inverse's last store is free (n⁻¹ rides
+// on its diagonal).
+inline bool ntt_handoff_fits(uint32_t log_n) {
+  return log_n < (uint32_t)NTT_ROOT_LOG && ntt_diag_scales_inverse(log_n, true, false);
+}
+
+// psi_row_factor is the row factor of a transform of 2^log_n on the coset ψ
+// in the given mode (PSI_PRE: the first DIF pass's row, whose sub-problem is
+// the array; PSI_POST: the last DIF pass's output row, whose sub-problem is
+// its DFT), from tab (ω_{2^14}'s powers, or the inverse's scaled by n⁻¹).
+inline ntt_factor psi_row_factor(const fr_t* tab, uint32_t log_n, ntt_psi_mode psi) {
+  const uint32_t k = pass_bits(log_n, psi == PSI_PRE ? 0 : pass_count(log_n) - 1);
+  return row_factor(tab, psi == PSI_PRE ? log_n : k, k, psi == PSI_POST);
+}
+
+// plan_ntt plans the transform of cuzk_ntt_cfg_t's flags with the tables v;
+// handoff (checked by the caller against ntt_handoff_fits and the flags) is
+// HANDOFF_TO_COSET only for an inverse N→R without coset, HANDOFF_FROM_INVERSE
+// only for a forward coset R→N on ψ.
 inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitrev, bool out_bitrev,
-                         const ntt_tables_view& v) {
+                         const ntt_tables_view& v, ntt_handoff handoff = HANDOFF_NONE) {
   const bool dit = in_bitrev;
   const ntt_twiddles& T = inverse ? v.omega_inv : v.omega;
+  const ntt_factor none{};
   if (coset && v.psi) {
     // The row factor is the first DIF pass's (PSI_PRE) or the last's (PSI_POST): on the first
     // launched pass's load in forward DIF and DIT, on the last launched pass's store in inverse.
     const ntt_psi_mode psi = inverse == dit ? PSI_PRE : PSI_POST;
-    const uint32_t k = pass_bits(log_n, psi == PSI_PRE ? 0 : pass_count(log_n) - 1);
-    const ntt_factor row = row_factor(inverse ? v.psi_inv_scaled : T.pow.hi, k, psi == PSI_POST), none{};
-    return make_ntt_plan(log_n, dit, out_bitrev, T, inverse ? none : row, inverse ? row : none, nullptr, psi);
+    const ntt_factor row = psi_row_factor(inverse ? v.psi_inv_scaled : T.pow.hi, log_n, psi);
+    const ntt_factor first = inverse || handoff == HANDOFF_FROM_INVERSE ? none : row;
+    return make_ntt_plan(log_n, dit, out_bitrev, T, first, inverse ? row : none, nullptr, psi);
   }
   // j's order: the input's on the first load, the passes' output order
   // (bit-reversed after DIF) on the last store.
   ntt_factor first{}, last{};
   const fr_t* scaled_lo = nullptr;
+  if (handoff == HANDOFF_TO_COSET) last = psi_row_factor(v.omega.pow.hi, log_n, PSI_POST);
   if (!inverse && coset) first = index_factor(v.coset_fwd, dit);
   if (inverse && coset)
     last = index_factor(v.coset_inv_scaled, !dit);

@@ -214,12 +214,17 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   inv_coset.out_bitrev = 1;
   memcpy(coset.shift, shift, sizeof coset.shift);
   memcpy(inv_coset.shift, shift, sizeof inv_coset.shift);
+  // On ω_{2n}, a's and b's inverse transforms apply the coset transform's row factor as they store.
+  const bool psi = log_n < (uint32_t)NTT_ROOT_LOG && g == ntt_psi(log_n) && ntt_handoff_fits(log_n);
+  const ntt_handoff to_coset = psi ? HANDOFF_TO_COSET : HANDOFF_NONE, from_inverse = psi ? HANDOFF_FROM_INVERSE : HANDOFF_NONE;
   stream_t s;
   event_t start, interpolated, done;
   CUZK_CUDA(cudaEventRecord(start.e, s));
-  for (cuzk_fr_buf_t* x : {a, b, c}) ntt_run(a->dev, x->p, log_n, to_bitrev, s);
-  ntt_run(a->dev, b->p, log_n, coset, s);
-  ntt_run(a->dev, a->p, log_n, coset, s, b->p);
+  ntt_run(a->dev, a->p, log_n, to_bitrev, s, nullptr, to_coset);
+  ntt_run(a->dev, b->p, log_n, to_bitrev, s, nullptr, to_coset);
+  ntt_run(a->dev, c->p, log_n, to_bitrev, s);
+  ntt_run(a->dev, b->p, log_n, coset, s, nullptr, from_inverse);
+  ntt_run(a->dev, a->p, log_n, coset, s, b->p, from_inverse);
   ntt_run(a->dev, a->p, log_n, inv_coset, s);
   CUZK_CUDA(cudaEventRecord(interpolated.e, s));
   quotient_enqueue(a->p, c->p, log_n, z_inv, s);

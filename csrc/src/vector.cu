@@ -217,7 +217,7 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   inv_coset.out_bitrev = 1;
   memcpy(coset.shift, shift, sizeof coset.shift);
   memcpy(inv_coset.shift, shift, sizeof inv_coset.shift);
-  const bool psi = log_n < (uint32_t)NTT_ROOT_LOG && g == ntt_psi(log_n) && ntt_handoff_fits(log_n);
+  const bool psi = ntt_handoff_fits(log_n) && g == ntt_psi(log_n);  // fits: ψ = ω_{2n} exists
   const ntt_handoff to_coset = psi ? HANDOFF_TO_COSET : HANDOFF_NONE, from_inverse = psi ? HANDOFF_FROM_INVERSE : HANDOFF_NONE;
   stream_t s;
   event_t start, interpolated, done;

@@ -33,6 +33,7 @@ typedef struct {
 	cuzk_error_t (*bases_alloc)(int32_t, int32_t, uint64_t, cuzk_bases_t **);
 	cuzk_error_t (*bases_write)(cuzk_bases_t *, uint64_t, const void *, uint64_t);
 	cuzk_error_t (*bases_write_encoded)(cuzk_bases_t *, uint64_t, const void *, uint64_t, uint64_t *, uint32_t *);
+	cuzk_error_t (*bases_shift)(cuzk_bases_t *);
 	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	cuzk_error_t (*msm_batch)(cuzk_msm_job_t *, uint32_t, void *);
@@ -98,6 +99,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_alloc, "cuzk_bases_alloc");
 	SYM(bases_write, "cuzk_bases_write");
 	SYM(bases_write_encoded, "cuzk_bases_write_encoded");
+	SYM(bases_shift, "cuzk_bases_shift");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
 	SYM(msm_batch, "cuzk_msm_batch");
@@ -168,6 +170,7 @@ static cuzk_error_t t_bases_alloc(cuzk_table *t, int32_t d, int32_t g, uint64_t 
 static cuzk_error_t t_bases_write(cuzk_table *t, uintptr_t b, uint64_t off, const void *p, uint64_t n) {
 	return t->bases_write((cuzk_bases_t *)b, off, p, n);
 }
+static cuzk_error_t t_bases_shift(cuzk_table *t, uintptr_t b) { return t->bases_shift((cuzk_bases_t *)b); }
 static cuzk_error_t t_bases_write_encoded(cuzk_table *t, uintptr_t b, uint64_t off, const void *p, uint64_t n, uint64_t *bad, uint32_t *reason) {
 	return t->bases_write_encoded((cuzk_bases_t *)b, off, p, n, bad, reason);
 }
@@ -407,6 +410,10 @@ func (b *backend) basesAlloc(dev, group int, n uint64) (uintptr, error) {
 
 func (b *backend) basesWrite(dev int, h uintptr, off uint64, pts unsafe.Pointer, n uint64) error {
 	return b.check(dev, C.t_bases_write(b.t, C.uintptr_t(h), C.uint64_t(off), pts, C.uint64_t(n)))
+}
+
+func (b *backend) basesShift(dev int, h uintptr) error {
+	return b.check(dev, C.t_bases_shift(b.t, C.uintptr_t(h)))
 }
 
 func (b *backend) basesWriteEncoded(dev int, h uintptr, off uint64, enc unsafe.Pointer, n uint64) (bad uint64, reason uint32, err error) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
@@ -64,6 +65,61 @@ func BenchmarkMSMG1(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkMSMG1Shift times G1 MSMs of random device scalars over the same points without
+// ("plain") and with a shift table ("shift", G1Bases.AddShiftTable), at 2^24, 2^26 and 2^27 − 1
+// (a PoRep partition's H) scalars; CUZK_BENCH_MAXLOG bounds the sizes.
+func BenchmarkMSMG1Shift(b *testing.B) {
+	d := testDevice(b)
+	ctx := context.Background()
+	maxLog := benchMaxLog(27)
+	pts := g1Points(1 << maxLog)
+	plain, err := d.UploadG1Bases(pts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer plain.Close()
+	shifted, err := d.UploadG1Bases(pts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer shifted.Close()
+	pts = nil
+	start := time.Now()
+	if err := shifted.AddShiftTable(); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("shift table of 2^%d points built in %v", maxLog, time.Since(start))
+	buf, err := d.AllocScalars(1 << maxLog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer buf.Close()
+	for _, logN := range []int{24, 26, 27} {
+		if logN > maxLog {
+			break
+		}
+		n := 1 << logN
+		if logN == 27 {
+			n--
+		}
+		if err := buf.Upload(ctx, 0, makeScalars(uint64(logN), n, kindRandom)); err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range []struct {
+			name  string
+			bases *G1Bases
+		}{{"plain", plain}, {"shift", shifted}} {
+			b.Run(fmt.Sprintf("2^%d/%s", logN, v.name), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if benchG1Sink, err = v.bases.MSMDevice(ctx, buf, 0, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -38,7 +38,8 @@ func setupScalable(tb testing.TB, logN, inputs int) (*circuits.Scalable, *synth.
 }
 
 // TestProverMatchesCPU proves the same partitions on the GPU and the CPU with the same r and s:
-// the proofs must be byte-identical and verify.
+// the proofs must be byte-identical and verify, with and without H's shift table
+// (SetShiftTableH), which the resident SRS must then have.
 func TestProverMatchesCPU(t *testing.T) {
 	d := testDevice(t)
 	pd := NewProverDevice(d)
@@ -49,42 +50,48 @@ func TestProverMatchesCPU(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, logN := range sizes {
-		t.Run(fmt.Sprintf("2^%d", logN), func(t *testing.T) {
-			c, shape, params := setupScalable(t, logN, 5)
-			pvk, err := prover.PrepareVerifyingKey(&params.VK)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for part := 0; part < 2; part++ {
-				c.Partition = part
-				asg, err := synth.Synthesize(ctx, shape, c)
+		for _, shiftH := range []bool{false, true} {
+			t.Run(fmt.Sprintf("2^%d/shift-table=%v", logN, shiftH), func(t *testing.T) {
+				pd.SetShiftTableH(shiftH)
+				c, shape, params := setupScalable(t, logN, 5)
+				pvk, err := prover.PrepareVerifyingKey(&params.VK)
 				if err != nil {
 					t.Fatal(err)
 				}
-				rs, err := prover.NewRandomness()
-				if err != nil {
+				for part := 0; part < 2; part++ {
+					c.Partition = part
+					asg, err := synth.Synthesize(ctx, shape, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rs, err := prover.NewRandomness()
+					if err != nil {
+						t.Fatal(err)
+					}
+					onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
+					if err != nil {
+						t.Fatal(err)
+					}
+					onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
+					if err != nil {
+						t.Fatal(err)
+					}
+					g, cp := onGPU.Bytes(), onCPU.Bytes()
+					if !bytes.Equal(g[:], cp[:]) {
+						t.Fatalf("partition %d: GPU proof differs from the CPU proof", part)
+					}
+					if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
+						t.Fatalf("partition %d: %v", part, err)
+					}
+				}
+				if s, err := pd.lookup(params.Identity()); err != nil || s == nil || s.h.Shifted() != shiftH {
+					t.Fatalf("resident SRS %v (err %v): want H with shift table %v", s, err, shiftH)
+				}
+				if err := pd.Evict(ctx, params.Identity()); err != nil {
 					t.Fatal(err)
 				}
-				onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
-				if err != nil {
-					t.Fatal(err)
-				}
-				onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, cp := onGPU.Bytes(), onCPU.Bytes()
-				if !bytes.Equal(g[:], cp[:]) {
-					t.Fatalf("partition %d: GPU proof differs from the CPU proof", part)
-				}
-				if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
-					t.Fatalf("partition %d: %v", part, err)
-				}
-			}
-			if err := pd.Evict(ctx, params.Identity()); err != nil {
-				t.Fatal(err)
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -31,6 +31,7 @@ func runProve(ctx context.Context, args []string) error {
 	inputsPath := fs.String("inputs-out", "inputs.json", "output: the public inputs as JSON, in the directory of --proof")
 	force := fs.Bool("force", false, "replace existing output files")
 	deviceFlag := fs.String("device", "auto", "where to prove: auto (the first GPU when available, else CPU), cpu, or gpu")
+	shiftH := fs.Bool("shift-table-h", false, shiftTableHUsage)
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func runProve(ctx context.Context, args []string) error {
 		mode = prover.Unchecked
 	}
 
-	devs, gpus, err := selectDevices(*deviceFlag)
+	devs, gpus, err := selectDevices(*deviceFlag, *shiftH)
 	if err != nil {
 		return err
 	}

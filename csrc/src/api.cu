@@ -239,13 +239,23 @@ cuzk_error_t cuzk_bases_write_encoded(cuzk_bases_t* b, uint64_t off, const void*
   });
 }
 
+cuzk_error_t cuzk_bases_shift(cuzk_bases_t* b) {
+  return guard("shift table", [&] {
+    require(b != nullptr, "bases is NULL");
+    set_device(b->dev);
+    bases_shift(b);
+  });
+}
+
 cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {
   return guard("free bases", [&] {
     if (!b) return;
     set_device(b->dev);
     cudaError_t e = cudaFree(b->p);
+    cudaError_t e2 = b->shifted ? cudaFree(b->shifted) : cudaSuccess;
     delete b;
     if (e != cudaSuccess) throw_cuda(e, "cudaFree", __FILE__, __LINE__);
+    if (e2 != cudaSuccess) throw_cuda(e2, "cudaFree", __FILE__, __LINE__);
   });
 }
 

@@ -8,7 +8,12 @@
 //     adds, then a tree of XYZZ additions) — Filecoin witnesses are mostly bits;
 //  3. digits: the other scalars are converted out of Montgomery form and cut
 //     into signed c-bit digits d ∈ [−2^(c−1), 2^(c−1)]; each nonzero digit gives
-//     a (key = window·2^(c−1) + |d|−1, value = point index | sign<<31) pair;
+//     a (key = window·2^(c−1) + |d|−1, value = point index | sign<<31) pair.
+//     Bases with a shift table (cuzk_bases.shifted: Q_i = 2^128·P_i, G1 only)
+//     cut each scalar s = s_lo + 2^128·s_hi in two: s_lo's digits pair with P_i,
+//     s_hi's with Q_i (value bit 30), so that each window holds 2m pairs and
+//     ⌈129/c⌉ windows replace ⌈256/c⌉ (at c = 22 for 2^27 scalars: 12m pairs
+//     instead of 13m, in 6 windows of 2^21 buckets instead of 13 of 2^19);
 //  4. sort, accumulate: pairs are radix-sorted by key (CUB), runs of equal keys
 //     are summed into buckets by fixed-length chunks (load-balanced whatever
 //     the distribution), partial sums reduced again until runs are short, then
@@ -83,6 +88,16 @@
 #error "CUZK_MSM_MAX_C must be in [4, 24]"
 #endif
 
+// CUZK_MSM_MAX_C_SPLIT is the widest window with a shift table: c = 22 makes
+// ⌈129/c⌉ = 6 windows (2^21 buckets each, 2.25 GiB of G1 buckets), against 7
+// at 19–21 bits.
+#ifndef CUZK_MSM_MAX_C_SPLIT
+#define CUZK_MSM_MAX_C_SPLIT 22
+#endif
+#if CUZK_MSM_MAX_C_SPLIT < 4 || CUZK_MSM_MAX_C_SPLIT > 24
+#error "CUZK_MSM_MAX_C_SPLIT must be in [4, 24]"
+#endif
+
 namespace cuzk {
 
 constexpr uint32_t SENTINEL = 0xffffffffu;  // the key of a zero digit: sorts after every bucket's key
@@ -103,6 +118,18 @@ struct msm_blocks<fp2_t> {
 template <class F>
 __device__ __forceinline__ affine_t<F> load_affine(const affine_t<F>* p, uint32_t v) {
   affine_t<F> a = affine_t<F>::load(p + (v & 0x7fffffffu));
+  if (v >> 31) a.y = a.y.neg();
+  return a;
+}
+
+// SHIFTED marks a pair's value whose point is the shift table's: Q_i = 2^128·P_i.
+constexpr uint32_t SHIFTED = 1u << 30;
+
+// load_affine2 reads point v & (2^30 − 1) of P, or of Q when v has SHIFTED, negated when bit 31 of
+// v is set.
+template <class F>
+__device__ __forceinline__ affine_t<F> load_affine2(const affine_t<F>* p, const affine_t<F>* q, uint32_t v) {
+  affine_t<F> a = affine_t<F>::load((v & SHIFTED ? q : p) + (v & (SHIFTED - 1)));
   if (v >> 31) a.y = a.y.neg();
   return a;
 }
@@ -153,40 +180,50 @@ __global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uin
 }
 
 // ---- step 3: digits ---------------------------------------------------------
-// msm_digits writes, for windows [w0, w1) and compacted scalar j, the pair at
-// (w − w0)·m + j.
+// msm_digits writes, for windows [w0, w1) and compacted scalar j, the pairs of
+// its PARTS parts: part p (the scalar's limbs [8p/PARTS, 8(p+1)/PARTS), each
+// with its own carry) at ((w − w0)·PARTS + p)·m + j, its value the point index
+// with SHIFTED for part 1.
+template <uint32_t PARTS>
 __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restrict__ idx, uint64_t m, uint32_t c,
                            uint32_t w0, uint32_t w1, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+  static_assert(PARTS == 1 || PARTS == 2, "a scalar is cut in one or two parts");
+  constexpr uint32_t LIMBS = 8 / PARTS;
   uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m) return;
   uint32_t i = idx[j];
   fr_t x = fr_t::load(s + i).from_mont();
   const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
-  uint32_t carry = 0;
-  for (uint32_t w = 0; w < w1; w++) {
-    uint32_t bit = w * c, lo = bit >> 5, sh = bit & 31;
-    uint32_t v = 0;
-    if (lo < 8) {
-      v = x.l[lo] >> sh;
-      if (sh && lo + 1 < 8) v |= x.l[lo + 1] << (32 - sh);
-    }
-    v = (v & mask) + carry;
-    uint32_t neg = 0, mag = v;
-    if (v > half) {
-      mag = (1u << c) - v;
-      neg = 1;
-      carry = 1;
-    } else {
-      carry = 0;
-    }
-    if (w >= w0) {
-      uint64_t o = (uint64_t)(w - w0) * m + j;
-      if (mag == 0) {
-        keys[o] = SENTINEL;
-        vals[o] = 0;
+#pragma unroll
+  for (uint32_t p = 0; p < PARTS; p++) {
+    const uint32_t* l = x.l + p * LIMBS;
+    const uint32_t table = p ? SHIFTED : 0;
+    uint32_t carry = 0;
+    for (uint32_t w = 0; w < w1; w++) {
+      uint32_t bit = w * c, lo = bit >> 5, sh = bit & 31;
+      uint32_t v = 0;
+      if (lo < LIMBS) {
+        v = l[lo] >> sh;
+        if (sh && lo + 1 < LIMBS) v |= l[lo + 1] << (32 - sh);
+      }
+      v = (v & mask) + carry;
+      uint32_t neg = 0, mag = v;
+      if (v > half) {
+        mag = (1u << c) - v;
+        neg = 1;
+        carry = 1;
       } else {
-        keys[o] = (w << (c - 1)) | (mag - 1);
-        vals[o] = i | (neg << 31);
+        carry = 0;
+      }
+      if (w >= w0) {
+        uint64_t o = ((uint64_t)(w - w0) * PARTS + p) * m + j;
+        if (mag == 0) {
+          keys[o] = SENTINEL;
+          vals[o] = 0;
+        } else {
+          keys[o] = (w << (c - 1)) | (mag - 1);
+          vals[o] = i | table | (neg << 31);
+        }
       }
     }
   }
@@ -222,18 +259,28 @@ __global__ void msm_run_len(const uint32_t* __restrict__ first, const uint32_t* 
 }
 
 // The accumulation proper: its inputs are sorted keys with either (point
-// index|sign) values (affine) or XYZZ partial sums at the same positions.
-template <class F, bool AFF>
-struct src_t {
+// index|sign) values, of one table of bases (pairs_src) or of a table and its
+// shift table (split_src), or XYZZ partial sums at the same positions
+// (part_src).
+template <class F>
+struct pairs_src {
   const affine_t<F>* P;
   const uint32_t* vals;
-  const xyzz_t<F>* part;
+  __device__ __forceinline__ void add_to(xyzz_t<F>& acc, uint64_t i) const { acc.add_affine(load_affine(P, vals[i])); }
+};
+template <class F>
+struct split_src {
+  const affine_t<F>* P;
+  const affine_t<F>* Q;
+  const uint32_t* vals;
   __device__ __forceinline__ void add_to(xyzz_t<F>& acc, uint64_t i) const {
-    if (AFF)
-      acc.add_affine(load_affine(P, vals[i]));
-    else
-      acc.add(part[i]);
+    acc.add_affine(load_affine2(P, Q, vals[i]));
   }
+};
+template <class F>
+struct part_src {
+  const xyzz_t<F>* part;
+  __device__ __forceinline__ void add_to(xyzz_t<F>& acc, uint64_t i) const { acc.add(part[i]); }
 };
 
 // msm_split_count sets cnt[t] to the number of runs that meet chunk
@@ -254,8 +301,8 @@ __global__ void msm_split_count(const uint32_t* __restrict__ keys, uint64_t M, u
 
 // msm_split_emit writes one (key, partial sum) per run that meets chunk t, at
 // off[t] onwards.
-template <class F, bool AFF>
-__global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
+template <class F, class Src>
+__global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, Src src, uint64_t M, uint32_t L,
                                const uint32_t* __restrict__ off, uint32_t* __restrict__ okeys,
                                xyzz_t<F>* __restrict__ opart, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -288,8 +335,8 @@ __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, 
 // most 16 a run at 2^24: 6.0 → 5.0 ms), and 2.8× slower on the partial sums of
 // a PoRep witness, whose repeated values make runs of up to SPLIT_RUNS·L
 // (B's G2 MSM: 4.9 → 13.9 ms).
-template <class F, bool AFF, bool PER_RUN>
-__global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, src_t<F, AFF> src, uint64_t M, uint32_t L,
+template <class F, class Src, bool PER_RUN>
+__global__ void MSM_BOUNDS(F) msm_own(const uint32_t* __restrict__ keys, Src src, uint64_t M, uint32_t L,
                         xyzz_t<F>* __restrict__ buckets, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
@@ -434,9 +481,12 @@ class msm_t {
   static constexpr uint64_t SEGMENT_THREADS = 1u << 16;  // segments grow only while they leave this many threads
   static constexpr uint32_t MIN_C = 4;             // narrowest window the cost model considers (bits)
   static constexpr uint32_t MAX_C = CUZK_MSM_MAX_C;
+  static constexpr uint32_t MAX_C_SPLIT = CUZK_MSM_MAX_C_SPLIT;
   static constexpr uint64_t BATCH_PAIRS = 1ull << CUZK_MSM_BATCH_LOG2;
 
   const affine_t<F>* P;
+  const affine_t<F>* Q;  // P's shift table, 2^128·P_i, or nullptr
+  const uint32_t parts;  // the parts a scalar is cut into: 2 with Q, else 1
   const fr_t* S;
   const uint64_t n;
   const cudaStream_t s;
@@ -463,17 +513,24 @@ class msm_t {
     return (uint32_t)x;
   }
 
-  // choose_c picks the window width c minimizing m·W + 3·W·2^(c−1) point additions
-  // for m = count nonzero scalars and W = ⌈256/c⌉ windows.
-  static uint32_t choose_c(uint64_t count) {
+  // digit_bits is the width of a part's signed digits: a scalar below 2^255 needs 256 bits
+  // whole; cut in two, its low 128 bits need 129 and the rest (below 2^127) fewer.
+  static uint32_t digit_bits(uint32_t parts) { return parts == 2 ? 129 : 256; }
+
+  // choose_c picks the window width c ≤ max_c minimizing count·W + k·W·2^(c−1)
+  // point additions for count pairs a window and W = ⌈bits/c⌉ windows, k the
+  // cost of a bucket in additions: 3 for whole scalars; 4 for cut ones, whose
+  // runs are short where a window has few pairs a bucket (measured at 2^24
+  // scalars: c = 19, 7 windows, 103.9 ms against c = 22, 6 windows, 109.1).
+  static uint32_t choose_c(uint64_t count, uint32_t bits, uint32_t max_c, double k) {
     uint32_t best = MIN_C;
     double best_cost = 1e300;
-    for (uint32_t bits = MIN_C; bits <= MAX_C; bits++) {
-      uint32_t wins = (256 + bits - 1) / bits;
-      double cost = (double)count * wins + 3.0 * wins * (double)(1u << (bits - 1));
+    for (uint32_t c = MIN_C; c <= max_c; c++) {
+      uint32_t wins = (bits + c - 1) / c;
+      double cost = (double)count * wins + k * wins * (double)(1u << (c - 1));
       if (cost < best_cost) {
         best_cost = cost;
-        best = bits;
+        best = c;
       }
     }
     return best;
@@ -542,12 +599,13 @@ class msm_t {
     return sum_tree(std::move(part), nt);
   }
 
-  // windows sets the window geometry for the m ≥ 1 other scalars and zeroes
-  // the buckets.
+  // windows sets the window geometry for the m ≥ 1 other scalars, each cut
+  // into parts, and zeroes the buckets.
   void windows() {
     c = env_window();
-    if (c == 0) c = choose_c(m);
-    W = (256 + c - 1) / c;
+    if (c == 0)
+      c = parts == 2 ? choose_c(2 * m, digit_bits(2), MAX_C_SPLIT, 4.0) : choose_c(m, digit_bits(1), MAX_C, 3.0);
+    W = (digit_bits(parts) + c - 1) / c;
     nb = 1u << (c - 1);
     uint32_t wbits = 0;
     while ((1u << wbits) <= W) wbits++;
@@ -556,9 +614,12 @@ class msm_t {
     CUZK_CUDA(cudaMemsetAsync(buckets.p, 0, (uint64_t)W * nb * sizeof(X), s));
   }
 
-  // Step 3: the pairs of windows [w0, w1) to keys and vals, (w1 − w0)·m of each.
+  // Step 3: the pairs of windows [w0, w1) to keys and vals, (w1 − w0)·parts·m of each.
   void digits(uint32_t w0, uint32_t w1, uint32_t* keys, uint32_t* vals) const {
-    msm_digits<<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, keys, vals);
+    if (parts == 2)
+      msm_digits<2><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, keys, vals);
+    else
+      msm_digits<1><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, keys, vals);
     CUZK_LAUNCHED();
   }
 
@@ -588,6 +649,16 @@ class msm_t {
     timer.mark("acc.runs");
     if (h[0] == 0) return;
     accumulate_runs(K, V, h[0], (uint32_t)h[1]);
+  }
+
+  // with_pairs calls launch with the source of the sorted pairs' points: the
+  // bases alone, or the bases and their shift table.
+  template <class Launch>
+  void with_pairs(const uint32_t* vals, Launch launch) const {
+    if (Q)
+      launch(split_src<F>{P, Q, vals});
+    else
+      launch(pairs_src<F>{P, vals});
   }
 
   // run_chunk is the number of pairs a thread sums in a step-4 pass over M pairs. Each chunk
@@ -630,13 +701,14 @@ class msm_t {
       read_back(&total, off.p + nt, 1, s);
       dbuf_t<uint32_t> nkeys(total, s);
       dbuf_t<X> npart(total, s);
-      if (aff) {
-        src_t<F, true> src{P, vals, nullptr};
-        msm_split_emit<F, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
-      } else {
-        src_t<F, false> src{nullptr, nullptr, ppart.p};
-        msm_split_emit<F, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
-      }
+      auto emit = [&](auto src) {
+        msm_split_emit<F, decltype(src)>
+            <<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
+      };
+      if (aff)
+        with_pairs(vals, emit);
+      else
+        emit(part_src<F>{ppart.p});
       CUZK_LAUNCHED();
       timer.mark("acc.split");
       pkeys = std::move(nkeys);
@@ -650,14 +722,15 @@ class msm_t {
     uint64_t nt = (M + L - 1) / L;
     if (nt == 0) return;
     if (aff) {
-      src_t<F, true> src{P, vals, nullptr};
-      msm_own<F, true, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+      with_pairs(vals, [&](auto src) {
+        msm_own<F, decltype(src), false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+      });
     } else {
-      src_t<F, false> src{nullptr, nullptr, ppart.p};
+      part_src<F> src{ppart.p};
       if (bound <= PER_RUN_MAX)
-        msm_own<F, false, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+        msm_own<F, part_src<F>, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
       else
-        msm_own<F, false, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
+        msm_own<F, part_src<F>, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
     }
     CUZK_LAUNCHED();
     timer.mark("acc.own");
@@ -709,8 +782,9 @@ class msm_t {
   }
 
  public:
-  msm_t(const affine_t<F>* points, const fr_t* scalars, uint64_t count, cudaStream_t stream)
-      : P(points), S(scalars), n(count), s(stream), timer(stream) {}
+  // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr.
+  msm_t(const affine_t<F>* points, const affine_t<F>* shift, const fr_t* scalars, uint64_t count, cudaStream_t stream)
+      : P(points), Q(shift), parts(shift ? 2 : 1), S(scalars), n(count), s(stream), timer(stream) {}
 
   // invoke computes the MSM into out (Jacobian, host memory) and waits for the stream.
   void invoke(F* out) {
@@ -726,12 +800,12 @@ class msm_t {
     std::vector<X> wsum;
     if (m) {
       windows();
-      uint32_t Wg = (uint32_t)(BATCH_PAIRS / m);  // windows per batch
+      uint32_t Wg = (uint32_t)(BATCH_PAIRS / (parts * m));  // windows per batch
       if (Wg < 1) Wg = 1;
       if (Wg > W) Wg = W;
       for (uint32_t w0 = 0; w0 < W; w0 += Wg) {
         uint32_t w1 = w0 + Wg < W ? w0 + Wg : W;
-        uint64_t M = (uint64_t)(w1 - w0) * m;
+        uint64_t M = (uint64_t)(w1 - w0) * parts * m;
         dbuf_t<uint32_t> k0(M, s), k1(M, s), v0(M, s), v1(M, s);
         timer.mark("alloc");
         digits(w0, w1, k0, v0);

@@ -21,6 +21,7 @@ struct cuzk_bases {
   int group;  // 1: G1 (affine_t<fp_t>), 2: G2 (affine_t<fp2_t>)
   uint64_t n;
   void* p;
+  void* shifted = nullptr;  // G1 only, after cuzk_bases_shift: 2^128·p[i] at i < n, which MSMs use
 };
 
 namespace cuzk {
@@ -32,6 +33,9 @@ constexpr int NTT_MAX_LOG = 28;
 // MAX_BASES bounds the number of MSM bases to 2^31 − 1: a signed digit
 // carries its point's index in 31 bits and the sign in bit 31 (msm.cuh).
 constexpr uint64_t MAX_BASES = (1ull << 31) - 1;
+// MAX_SHIFTED_BASES bounds bases with a shift table to 2^30: a pair's value
+// also carries the table (bit 30, msm.cuh's SHIFTED).
+constexpr uint64_t MAX_SHIFTED_BASES = 1ull << 30;
 
 // check_range refuses a NULL buffer or a range [off, off+n) outside it.
 inline void check_range(const cuzk_fr_buf_t* b, uint64_t off, uint64_t n) {
@@ -69,6 +73,8 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
 
 // msm.cu: Σ scalars[i]·bases[i] for i < n, Jacobian result to host memory out; waits for s.
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
+// msm.cu: b->shifted = 2^128·b->p[i] for every base (cuzk_bases_shift).
+void bases_shift(cuzk_bases* b);
 // msm.cu: the jobs one after the other on one stream, every job checked before the first runs;
 // results to out in job order, each job's time to its device_ns (cuzk_msm_batch).
 void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out);

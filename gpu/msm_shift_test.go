@@ -1,0 +1,169 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// halfEdgeScalars returns n scalars cycling through values at the edges of the cut
+// s = s_lo + 2^128·s_hi of bases with a shift table: halves of 0, 1 and 2^128 − 1 (whose
+// signed digits carry through every window of the half), 2^127 and 2^128 ± 1, r − 1, and
+// random values with one half zeroed.
+func halfEdgeScalars(seed uint64, n int) []fr.Element {
+	two128 := new(big.Int).Lsh(big.NewInt(1), 128)
+	lowMask := new(big.Int).Sub(two128, big.NewInt(1))
+	fromBig := func(v *big.Int) fr.Element {
+		var x fr.Element
+		x.SetBigInt(v)
+		return x
+	}
+	edges := []fr.Element{
+		fromBig(big.NewInt(1)),
+		fromBig(lowMask),
+		fromBig(two128),
+		fromBig(new(big.Int).Add(two128, big.NewInt(1))),
+		fromBig(new(big.Int).Lsh(big.NewInt(1), 127)),
+		fromBig(new(big.Int).Add(new(big.Int).Lsh(lowMask, 128), lowMask)), // both halves 2^128 − 1, reduced mod r
+		fromBig(new(big.Int).Lsh(lowMask, 126)),                            // high half's top bits
+		rMinusOne(),
+	}
+	s := randScalars(seed, n)
+	for i := range s {
+		switch k := i % (len(edges) + 3); {
+		case k < len(edges):
+			s[i] = edges[k]
+		case k == len(edges): // low half zero
+			var v big.Int
+			s[i].BigInt(&v)
+			s[i] = fromBig(v.AndNot(&v, lowMask))
+		case k == len(edges)+1: // high half zero
+			var v big.Int
+			s[i].BigInt(&v)
+			s[i] = fromBig(v.And(&v, lowMask))
+		}
+	}
+	return s
+}
+
+// TestMSMShiftTableMatchesGnark adds a shift table (Q_i = 2^128·P_i) to G1 bases holding
+// infinity, a duplicate and a point with its negation, and compares MSMs over them, whose scalars
+// are then cut in two halves, with gnark MultiExp over the plain points: random, 0/1, mostly-bit,
+// small and half-edge scalars at the sizes of TestMSMG1MatchesGnark, window widths the cost
+// model does not pick at this size (CUZK_MSM_C, to 24 bits), scalars in a device buffer at an
+// offset, and a batch job. The table is built once: a second AddShiftTable does nothing.
+func TestMSMShiftTableMatchesGnark(t *testing.T) {
+	d := testDevice(t)
+	rng := newRand(t)
+	ctx := context.Background()
+	sizes := msmSizes()
+	maxN := 0
+	for _, s := range sizes {
+		maxN = max(maxN, s)
+	}
+	pts := g1Points(maxN)
+	pts[1] = bls12381.G1Affine{}
+	if maxN > 10 {
+		pts[5] = pts[4]
+		pts[7].Neg(&pts[6])
+		pts[maxN-1] = bls12381.G1Affine{}
+	}
+	bases, err := d.UploadG1Bases(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bases.Close()
+	if bases.Shifted() {
+		t.Fatal("new bases report a shift table")
+	}
+	for range 2 {
+		if err := bases.AddShiftTable(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bases.Shifted() {
+		t.Fatal("AddShiftTable: Shifted() = false")
+	}
+	check := func(t *testing.T, sc []fr.Element) {
+		t.Helper()
+		n := len(sc)
+		var want, ga bls12381.G1Affine
+		if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := bases.MSM(ctx, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga.FromJacobian(&got)
+		if ga != want {
+			t.Fatalf("G1 MSM n=%d over shifted bases: got %s want %s", n, ga.String(), want.String())
+		}
+	}
+	for _, n := range sizes {
+		kinds := []scalarKind{kindRandom, kindBits, kindMostlyBits}
+		if n <= 1<<14 || n == 1000 {
+			kinds = append(kinds, kindZero, kindRMinus1, kindSmall)
+		}
+		for _, k := range kinds {
+			t.Run(fmt.Sprintf("n=%d/%v", n, k), func(t *testing.T) { check(t, makeScalars(rng.Uint64(), n, k)) })
+		}
+		t.Run(fmt.Sprintf("n=%d/half-edges", n), func(t *testing.T) { check(t, halfEdgeScalars(rng.Uint64(), n)) })
+	}
+	n := min(maxN, 3000)
+	for _, c := range []int{4, 7, 13, 16, 19, 22, 24} {
+		t.Run(fmt.Sprintf("c=%d", c), func(t *testing.T) {
+			t.Setenv("CUZK_MSM_C", fmt.Sprint(c))
+			check(t, halfEdgeScalars(rng.Uint64(), n))
+			check(t, makeScalars(rng.Uint64(), n, kindRandom))
+		})
+	}
+	t.Run("device-scalars", func(t *testing.T) {
+		sc := makeScalars(rng.Uint64(), n, kindRandom)
+		buf := testScalars(t, d, n+9)
+		if err := buf.Upload(ctx, 9, sc); err != nil {
+			t.Fatal(err)
+		}
+		got, err := bases.MSMDevice(ctx, buf, 9, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs, err := d.MSMs(ctx, []MSMJob{{G1: bases, Scalars: buf, Off: 9, N: n}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, ga, gb bls12381.G1Affine
+		want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{})
+		ga.FromJacobian(&got)
+		gb.FromJacobian(&jobs[0].G1)
+		if ga != want || gb != want {
+			t.Fatalf("G1 MSMDevice / MSMs n=%d over shifted bases: got %s / %s want %s", n, ga.String(), gb.String(), want.String())
+		}
+	})
+}
+
+// TestMSMShiftTableRefused checks that a shift table is refused for closed bases and for more than
+// MaxShiftedBases points (checked before the device is asked).
+func TestMSMShiftTableRefused(t *testing.T) {
+	d := testDevice(t)
+	small, err := d.UploadG1Bases(g1Points(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tooMany := &G1Bases{&bases{dev: d, group: 1, n: MaxShiftedBases + 1, h: 1}}
+	if err := tooMany.AddShiftTable(); err == nil {
+		t.Fatal("AddShiftTable over 2^30 points succeeded")
+	}
+	if err := small.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := small.AddShiftTable(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("AddShiftTable on closed bases: err = %v, want ErrClosed", err)
+	}
+}

@@ -77,6 +77,10 @@ type GPUConfig struct {
 	Devices             []uint32 `toml:"devices"`                // GPU ordinals; empty: all
 	GPUThreads          uint32   `toml:"gpu_threads"`            // CPU threads for GPU-side work; 0: all
 	GPUWorkersPerDevice uint32   `toml:"gpu_workers_per_device"` // device workers per GPU
+	// ShiftTableH keeps a second table of each circuit's H bases on the GPUs, each point times
+	// 2^128, which makes H's MSM about 6 % faster for as much device memory again as H (12 GiB
+	// for 32 GiB PoRep); a cuzk-go key, not the Rust daemon's.
+	ShiftTableH bool `toml:"shift_table_h"`
 }
 
 // SchedulerConfig is the [scheduler] section.

@@ -146,7 +146,7 @@ func newBackend(cfg daemon.Config, fake bool, bf backendFlags, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, enginebackend.WithGPUs(devs...))
+	opts = append(opts, enginebackend.WithGPUs(devs...), enginebackend.WithShiftTableH(cfg.GPUs.ShiftTableH))
 	eopts, err := engineOptions(cfg, len(devs) > 0)
 	if err != nil {
 		return nil, err

@@ -44,6 +44,7 @@ type Option func(*config) error
 
 type config struct {
 	devices     []*gpu.Device
+	shiftH      bool
 	cache       *paramcache.Cache
 	insecure    bool
 	engineOpts  []engine.Option
@@ -64,6 +65,13 @@ func WithGPUs(devs ...*gpu.Device) Option {
 		c.devices = append([]*gpu.Device(nil), devs...)
 		return nil
 	}
+}
+
+// WithShiftTableH makes the GPUs keep a shift table of each circuit's H bases
+// (gpu.ProverDevice.SetShiftTableH): H's MSM about 6 % faster, for as much device memory again as
+// H and seconds more to upload the parameters.
+func WithShiftTableH(on bool) Option {
+	return func(c *config) error { c.shiftH = on; return nil }
 }
 
 // WithParamCache reads parameters from c (default: paramcache.Open(), the directory of
@@ -133,6 +141,7 @@ func New(opts ...Option) (*Backend, error) {
 	gpus := make([]*gpu.ProverDevice, len(cfg.devices))
 	for i, d := range cfg.devices {
 		gpus[i] = gpu.NewProverDevice(d)
+		gpus[i].SetShiftTableH(cfg.shiftH)
 	}
 	util := newUtilization(len(gpus), cfg.utilization)
 	eopts := append([]engine.Option(nil), cfg.engineOpts...)

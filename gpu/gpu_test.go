@@ -269,6 +269,16 @@ func (k scalarKind) String() string {
 	return [...]string{"random", "zero", "r-1", "bits", "mostly-bits", "small"}[k]
 }
 
+// g1MSMKinds lists the scalar kinds the G1 MSM tests run at n scalars: every kind up to 2^14
+// (and at 1000), the random and bit kinds above.
+func g1MSMKinds(n int) []scalarKind {
+	kinds := []scalarKind{kindRandom, kindBits, kindMostlyBits}
+	if n <= 1<<14 || n == 1000 {
+		kinds = append(kinds, kindZero, kindRMinus1, kindSmall)
+	}
+	return kinds
+}
+
 func makeScalars(seed uint64, n int, k scalarKind) []fr.Element {
 	s := randScalars(seed, n)
 	r := newRandSeed(seed)
@@ -630,40 +640,16 @@ func TestMSMG1MatchesGnark(t *testing.T) {
 	for _, s := range sizes {
 		maxN = max(maxN, s)
 	}
-	pts := g1Points(maxN)
-	// special bases: infinity, duplicates, and a point with its negation
-	pts[1] = bls12381.G1Affine{}
-	if maxN > 10 {
-		pts[5] = pts[4]
-		pts[7].Neg(&pts[6])
-		pts[maxN-1] = bls12381.G1Affine{}
-	}
+	pts := specialG1Points(maxN)
 	bases, err := d.UploadG1Bases(pts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bases.Close()
 	for _, n := range sizes {
-		kinds := []scalarKind{kindRandom, kindBits, kindMostlyBits}
-		if n <= 1<<14 || n == 1000 {
-			kinds = append(kinds, kindZero, kindRMinus1, kindSmall)
-		}
-		for _, k := range kinds {
+		for _, k := range g1MSMKinds(n) {
 			t.Run(fmt.Sprintf("n=%d/%v", n, k), func(t *testing.T) {
-				sc := makeScalars(rng.Uint64(), n, k)
-				var want bls12381.G1Affine
-				if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
-					t.Fatal(err)
-				}
-				got, err := bases.MSM(ctx, sc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ga bls12381.G1Affine
-				ga.FromJacobian(&got)
-				if !ga.Equal(&want) || ga != want {
-					t.Fatalf("G1 MSM n=%d %v: got %s want %s", n, k, ga.String(), want.String())
-				}
+				checkG1MSM(t, ctx, bases, pts, makeScalars(rng.Uint64(), n, k))
 			})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
@@ -91,6 +92,37 @@ func g1Points(n int) []bls12381.G1Affine {
 		copy(out[i:], g1Cache)
 	}
 	return out
+}
+
+// specialG1Points returns g1Points(n) with special bases planted: infinity at 1 (and at n − 1
+// past 10 points), a duplicate (5 = 4) and a point with its negation (7 = −6).
+func specialG1Points(n int) []bls12381.G1Affine {
+	pts := g1Points(n)
+	pts[1] = bls12381.G1Affine{}
+	if n > 10 {
+		pts[5] = pts[4]
+		pts[7].Neg(&pts[6])
+		pts[n-1] = bls12381.G1Affine{}
+	}
+	return pts
+}
+
+// checkG1MSM fails t unless bases.MSM(sc) is gnark's MultiExp over pts[:len(sc)] and sc.
+func checkG1MSM(t *testing.T, ctx context.Context, bases *G1Bases, pts []bls12381.G1Affine, sc []fr.Element) {
+	t.Helper()
+	n := len(sc)
+	var want, ga bls12381.G1Affine
+	if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bases.MSM(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga.FromJacobian(&got)
+	if ga != want {
+		t.Fatalf("G1 MSM n=%d: got %s want %s", n, ga.String(), want.String())
+	}
 }
 
 func g2Points(n int) []bls12381.G2Affine {

@@ -60,18 +60,7 @@ func TestMSMSameBucketPaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bases.Close()
-			var want, ga bls12381.G1Affine
-			if _, err := want.MultiExp(b1, sc, ecc.MultiExpConfig{}); err != nil {
-				t.Fatal(err)
-			}
-			got, err := bases.MSM(ctx, sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ga.FromJacobian(&got)
-			if ga != want {
-				t.Fatalf("G1 MSM n=%d: got %s want %s", n, ga.String(), want.String())
-			}
+			checkG1MSM(t, ctx, bases, b1, sc)
 		})
 		t.Run(fmt.Sprintf("G2/n=%d", n), func(t *testing.T) {
 			bases, err := d.UploadG2Bases(b2)
@@ -113,19 +102,7 @@ func TestMSMWindowOverride(t *testing.T) {
 	defer bases.Close()
 	check := func(t *testing.T) {
 		t.Helper()
-		sc := makeScalars(rng.Uint64(), n, kindRandom)
-		var want, ga bls12381.G1Affine
-		if _, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{}); err != nil {
-			t.Fatal(err)
-		}
-		got, err := bases.MSM(ctx, sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga.FromJacobian(&got)
-		if ga != want {
-			t.Fatalf("G1 MSM n=%d: got %s want %s", n, ga.String(), want.String())
-		}
+		checkG1MSM(t, ctx, bases, pts, makeScalars(rng.Uint64(), n, kindRandom))
 	}
 	for _, c := range []int{4, 7, 13, 16, 19, 22} {
 		t.Run(fmt.Sprintf("c=%d", c), func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -63,17 +64,8 @@ func TestMSMShiftTableMatchesGnark(t *testing.T) {
 	rng := newRand(t)
 	ctx := context.Background()
 	sizes := msmSizes()
-	maxN := 0
-	for _, s := range sizes {
-		maxN = max(maxN, s)
-	}
-	pts := g1Points(maxN)
-	pts[1] = bls12381.G1Affine{}
-	if maxN > 10 {
-		pts[5] = pts[4]
-		pts[7].Neg(&pts[6])
-		pts[maxN-1] = bls12381.G1Affine{}
-	}
+	maxN := slices.Max(sizes)
+	pts := specialG1Points(maxN)
 	bases, err := d.UploadG1Bases(pts)
 	if err != nil {
 		t.Fatal(err)
@@ -92,26 +84,10 @@ func TestMSMShiftTableMatchesGnark(t *testing.T) {
 	}
 	check := func(t *testing.T, sc []fr.Element) {
 		t.Helper()
-		n := len(sc)
-		var want, ga bls12381.G1Affine
-		if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
-			t.Fatal(err)
-		}
-		got, err := bases.MSM(ctx, sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga.FromJacobian(&got)
-		if ga != want {
-			t.Fatalf("G1 MSM n=%d over shifted bases: got %s want %s", n, ga.String(), want.String())
-		}
+		checkG1MSM(t, ctx, bases, pts, sc)
 	}
 	for _, n := range sizes {
-		kinds := []scalarKind{kindRandom, kindBits, kindMostlyBits}
-		if n <= 1<<14 || n == 1000 {
-			kinds = append(kinds, kindZero, kindRMinus1, kindSmall)
-		}
-		for _, k := range kinds {
+		for _, k := range g1MSMKinds(n) {
 			t.Run(fmt.Sprintf("n=%d/%v", n, k), func(t *testing.T) { check(t, makeScalars(rng.Uint64(), n, k)) })
 		}
 		t.Run(fmt.Sprintf("n=%d/half-edges", n), func(t *testing.T) { check(t, halfEdgeScalars(rng.Uint64(), n)) })

@@ -37,6 +37,29 @@ func setupScalable(tb testing.TB, logN, inputs int) (*circuits.Scalable, *synth.
 	return c, shape, params
 }
 
+// proveOnGPUAndCPU proves asg on pd and on the CPU with the same r and s, fails t (naming what)
+// unless the two proofs are byte-identical, and returns the GPU's.
+func proveOnGPUAndCPU(t *testing.T, ctx context.Context, pd *ProverDevice, params *prover.Parameters, asg *synth.Assignment, what string) *prover.Proof {
+	t.Helper()
+	rs, err := prover.NewRandomness()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, cp := onGPU.Bytes(), onCPU.Bytes()
+	if !bytes.Equal(g[:], cp[:]) {
+		t.Fatalf("%s: GPU proof differs from the CPU proof", what)
+	}
+	return onGPU
+}
+
 // TestProverMatchesCPU proves the same partitions on the GPU and the CPU with the same r and s:
 // the proofs must be byte-identical and verify, with and without H's shift table
 // (SetShiftTableH), which the resident SRS must then have.
@@ -64,22 +87,7 @@ func TestProverMatchesCPU(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					rs, err := prover.NewRandomness()
-					if err != nil {
-						t.Fatal(err)
-					}
-					onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
-					if err != nil {
-						t.Fatal(err)
-					}
-					onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
-					if err != nil {
-						t.Fatal(err)
-					}
-					g, cp := onGPU.Bytes(), onCPU.Bytes()
-					if !bytes.Equal(g[:], cp[:]) {
-						t.Fatalf("partition %d: GPU proof differs from the CPU proof", part)
-					}
+					onGPU := proveOnGPUAndCPU(t, ctx, pd, params, asg, fmt.Sprintf("partition %d", part))
 					if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
 						t.Fatalf("partition %d: %v", part, err)
 					}
@@ -139,22 +147,7 @@ func TestProverMatchesCPUDensities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := prover.NewRandomness()
-	if err != nil {
-		t.Fatal(err)
-	}
-	onGPU, err := prover.ProvePartition(ctx, params, asg, prover.WithDevice(prover.NewDevice(pd)), prover.WithRandomness(rs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	onCPU, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, cp := onGPU.Bytes(), onCPU.Bytes()
-	if !bytes.Equal(g[:], cp[:]) {
-		t.Fatal("GPU proof differs from the CPU proof")
-	}
+	onGPU := proveOnGPUAndCPU(t, ctx, pd, params, asg, "the partition")
 	pvk, err := prover.PrepareVerifyingKey(&params.VK)
 	if err != nil {
 		t.Fatal(err)

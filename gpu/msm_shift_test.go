@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -125,12 +127,20 @@ func TestMSMShiftTableMatchesGnark(t *testing.T) {
 }
 
 // TestMSMShiftTableRefused checks that a shift table is refused for closed bases and for more than
-// MaxShiftedBases points (checked before the device is asked).
+// MaxShiftedBases points (checked before the device is asked), and that bases with a table
+// refuse new points, which the table would not follow.
 func TestMSMShiftTableRefused(t *testing.T) {
 	d := testDevice(t)
-	small, err := d.UploadG1Bases(g1Points(4))
+	pts := g1Points(4)
+	small, err := d.UploadG1Bases(pts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := small.AddShiftTable(); err != nil {
+		t.Fatal(err)
+	}
+	if err := small.b.write(0, unsafe.Pointer(&pts[0]), 1); err == nil || !strings.Contains(err.Error(), "shift table") {
+		t.Fatalf("write to bases with a shift table: err = %v, want a refusal naming the table", err)
 	}
 	tooMany := &G1Bases{&bases{dev: d, group: 1, n: MaxShiftedBases + 1, h: 1}}
 	if err := tooMany.AddShiftTable(); err == nil {

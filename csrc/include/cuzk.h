@@ -170,7 +170,8 @@ CUZK_API cuzk_error_t cuzk_bases_write_encoded(cuzk_bases_t *b, uint64_t off, co
  * again. Every later MSM over b cuts its scalars in two halves of 128 bits
  * and sums about 12 pairs a scalar instead of 13 for 2^27 random scalars
  * (csrc/src/msm.cuh). Building it takes 128 doublings a point (seconds for
- * 2^27 points); on failure b stays as it was. A second call does nothing. */
+ * 2^27 points); on failure b stays as it was. A second call does nothing;
+ * cuzk_bases_write and cuzk_bases_write_encoded refuse bases with a table. */
 CUZK_API cuzk_error_t cuzk_bases_shift(cuzk_bases_t *b);
 /* MSM Σ scalars[i]·bases[i] for i < n (n ≤ number of bases), result in
  * Jacobian form to out (144 or 288 bytes). */

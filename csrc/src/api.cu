@@ -215,6 +215,7 @@ cuzk_error_t cuzk_bases_write(cuzk_bases_t* b, uint64_t off, const void* points,
     require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
                                                     ") exceeds " + std::to_string(b->n) + " bases");
     require(points != nullptr || count == 0, "points is NULL");
+    require(!b->shifted, "the bases have a shift table, built from the points written before it");
     if (count == 0) return;
     set_device(b->dev);
     size_t sz = b->group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
@@ -231,6 +232,7 @@ cuzk_error_t cuzk_bases_write_encoded(cuzk_bases_t* b, uint64_t off, const void*
     require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
                                                     ") exceeds " + std::to_string(b->n) + " bases");
     require(encoded != nullptr || count == 0, "encoded is NULL");
+    require(!b->shifted, "the bases have a shift table, built from the points written before it");
     *bad_index = 0;
     *reason = 0;
     if (count == 0) return;

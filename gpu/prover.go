@@ -143,7 +143,7 @@ func ProverDevices(opts ...Option) ([]*ProverDevice, error) {
 }
 
 // SetShiftTableH makes every SRS this device uploads from now on keep a shift table of its H
-// bases (G1Bases.AddShiftTable): H's MSM, two thirds of a PoRep partition's MSM time, then sums
+// bases (G1Bases.AddShiftTable): H's MSM, over 60 % of a PoRep partition's device time, then sums
 // about 12 pairs a scalar instead of 13, for 96 bytes a point more of device memory (12 GiB at a
 // 32 GiB PoRep partition's 2^27 − 1 points) and 128 doublings a point when the SRS is uploaded.
 // An SRS already resident keeps what it has.

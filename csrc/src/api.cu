@@ -211,11 +211,8 @@ cuzk_error_t cuzk_bases_alloc(int32_t dev, int32_t group, uint64_t n, cuzk_bases
 
 cuzk_error_t cuzk_bases_write(cuzk_bases_t* b, uint64_t off, const void* points, uint64_t count) {
   return guard("write bases", [&] {
-    require(b != nullptr, "bases is NULL");
-    require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
-                                                    ") exceeds " + std::to_string(b->n) + " bases");
+    check_bases_write(b, off, count);
     require(points != nullptr || count == 0, "points is NULL");
-    require(!b->shifted, "the bases have a shift table, built from the points written before it");
     if (count == 0) return;
     set_device(b->dev);
     size_t sz = b->group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t);
@@ -227,12 +224,9 @@ cuzk_error_t cuzk_bases_write(cuzk_bases_t* b, uint64_t off, const void* points,
 cuzk_error_t cuzk_bases_write_encoded(cuzk_bases_t* b, uint64_t off, const void* encoded, uint64_t count,
                                       uint64_t* bad_index, uint32_t* reason) {
   return guard("write encoded bases", [&] {
-    require(b != nullptr, "bases is NULL");
+    check_bases_write(b, off, count);
     require(bad_index != nullptr && reason != nullptr, "bad_index or reason is NULL");
-    require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
-                                                    ") exceeds " + std::to_string(b->n) + " bases");
     require(encoded != nullptr || count == 0, "encoded is NULL");
-    require(!b->shifted, "the bases have a shift table, built from the points written before it");
     *bad_index = 0;
     *reason = 0;
     if (count == 0) return;

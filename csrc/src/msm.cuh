@@ -125,13 +125,10 @@ __device__ __forceinline__ affine_t<F> load_affine(const affine_t<F>* p, uint32_
 // SHIFTED marks a pair's value whose point is the shift table's: Q_i = 2^128·P_i.
 constexpr uint32_t SHIFTED = 1u << 30;
 
-// load_affine2 reads point v & (2^30 − 1) of P, or of Q when v has SHIFTED, negated when bit 31 of
-// v is set.
+// load_affine2 is load_affine of the point of P, or of Q when v has SHIFTED.
 template <class F>
 __device__ __forceinline__ affine_t<F> load_affine2(const affine_t<F>* p, const affine_t<F>* q, uint32_t v) {
-  affine_t<F> a = affine_t<F>::load((v & SHIFTED ? q : p) + (v & (SHIFTED - 1)));
-  if (v >> 31) a.y = a.y.neg();
-  return a;
+  return load_affine(v & SHIFTED ? q : p, v & ~SHIFTED);
 }
 
 // ---- steps 1 and 2: classification and the sum of the points with scalar 1 --

@@ -50,6 +50,15 @@ inline void check_log_n(uint32_t log_n) {
   require(log_n >= 1 && log_n <= NTT_MAX_LOG, "log_n must be in [1, 28], got " + std::to_string(log_n));
 }
 
+// check_bases_write refuses a write of bases b[off : off+count]: b NULL, the range outside b, or
+// b with a shift table (built from the points written before it, the table would not follow).
+inline void check_bases_write(const cuzk_bases* b, uint64_t off, uint64_t count) {
+  require(b != nullptr, "bases is NULL");
+  require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
+                                                  ") exceeds " + std::to_string(b->n) + " bases");
+  require(!b->shifted, "the bases have a shift table, built from the points written before it");
+}
+
 // check_msm refuses an MSM of n scalars over the bases b unless 1 ≤ n ≤ their number.
 inline void check_msm(const cuzk_bases* b, uint64_t n) {
   require(n >= 1 && n <= b->n, "n = " + std::to_string(n) + " must be in [1, " + std::to_string(b->n) + "]");

@@ -655,21 +655,7 @@ func TestMSMG1MatchesGnark(t *testing.T) {
 	}
 	// scalars from a device buffer, with an offset
 	n := min(maxN, 5000)
-	sc := makeScalars(rng.Uint64(), n, kindMostlyBits)
-	buf := testScalars(t, d, n+9)
-	if err := buf.Upload(ctx, 9, sc); err != nil {
-		t.Fatal(err)
-	}
-	got, err := bases.MSMDevice(ctx, buf, 9, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, ga bls12381.G1Affine
-	want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{})
-	ga.FromJacobian(&got)
-	if ga != want {
-		t.Fatalf("G1 MSMDevice n=%d mismatch", n)
-	}
+	checkG1MSMDevice(t, ctx, d, bases, pts, makeScalars(rng.Uint64(), n, kindMostlyBits))
 	if _, err := bases.MSM(ctx, make([]fr.Element, maxN+1)); err == nil {
 		t.Fatal("MSM with more scalars than bases succeeded")
 	}

@@ -125,6 +125,34 @@ func checkG1MSM(t *testing.T, ctx context.Context, bases *G1Bases, pts []bls1238
 	}
 }
 
+// deviceScalarOff is the offset at which checkG1MSMDevice places its scalars in their buffer.
+const deviceScalarOff = 9
+
+// checkG1MSMDevice uploads sc at deviceScalarOff of a device buffer (freed when the test ends),
+// fails t unless bases.MSMDevice over them is gnark's MultiExp over pts[:len(sc)], and returns
+// the buffer.
+func checkG1MSMDevice(t *testing.T, ctx context.Context, d *Device, bases *G1Bases, pts []bls12381.G1Affine, sc []fr.Element) *Scalars {
+	t.Helper()
+	n := len(sc)
+	buf := testScalars(t, d, n+deviceScalarOff)
+	if err := buf.Upload(ctx, deviceScalarOff, sc); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bases.MSMDevice(ctx, buf, deviceScalarOff, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, ga bls12381.G1Affine
+	if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	ga.FromJacobian(&got)
+	if ga != want {
+		t.Fatalf("G1 MSMDevice n=%d at offset %d: got %s want %s", n, deviceScalarOff, ga.String(), want.String())
+	}
+	return buf
+}
+
 func g2Points(n int) []bls12381.G2Affine {
 	g2Once.Do(func() {
 		_, _, _, g := bls12381.Generators()

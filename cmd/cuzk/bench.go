@@ -57,7 +57,7 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	budget := int64(*budgetGiB * (1 << 30))
 	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
-		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate(), checkDeviceName(*deviceFlag)); err != nil {
+		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate(), checkDeviceName(*deviceFlag), checkShiftTableH(*deviceFlag, *shiftH)); err != nil {
 		return &usageError{err}
 	}
 	workers, err := parseCounts("workers", *workersFlag, 1, engine.MaxWorkersPerDevice)

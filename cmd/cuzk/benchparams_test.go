@@ -47,6 +47,26 @@ func TestBenchParamsFile(t *testing.T) {
 		"--params-file")
 }
 
+// TestShiftTableHNeedsGPU: --shift-table-h with --device cpu is a usage error for bench and prove,
+// before any work.
+func TestShiftTableHNeedsGPU(t *testing.T) {
+	captureOutput(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		benchArgs(filepath.Join(dir, "out"), "--shift-table-h"),
+		{"prove", "--device", "cpu", "--shift-table-h", "--params", filepath.Join(dir, "p.params"),
+			"--proof", filepath.Join(dir, "proof"), "--inputs-out", filepath.Join(dir, "inputs")},
+	} {
+		err := run(ctx, args)
+		require.ErrorContains(t, err, "--shift-table-h", args[0])
+		require.Equal(t, exitUsage, exitStatus(ctx, err), args[0])
+	}
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, ents, "nothing written")
+}
+
 // TestBenchParamsFileUsage: --params-file with --random-params is a usage error, before any work.
 func TestBenchParamsFileUsage(t *testing.T) {
 	captureOutput(t)

@@ -132,3 +132,11 @@ func checkDeviceName(which string) error {
 	}
 	return usagef("--device: unknown device %q (want auto, cpu or gpu)", which)
 }
+
+// checkShiftTableH refuses --shift-table-h with --device cpu: the table is kept on GPUs only.
+func checkShiftTableH(device string, on bool) error {
+	if on && device == "cpu" {
+		return usagef("--shift-table-h: the shift table is kept on GPUs, and --device cpu uses none")
+	}
+	return nil
+}

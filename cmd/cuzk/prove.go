@@ -42,7 +42,7 @@ func runProve(ctx context.Context, args []string) error {
 	if err := cf.validate(); err != nil {
 		return err
 	}
-	if err := checkDeviceName(*deviceFlag); err != nil {
+	if err := errors.Join(checkDeviceName(*deviceFlag), checkShiftTableH(*deviceFlag, *shiftH)); err != nil {
 		return err
 	}
 	if filepath.Dir(*proofPath) != filepath.Dir(*inputsPath) {

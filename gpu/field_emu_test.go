@@ -89,9 +89,10 @@ func fieldWords(vals []*big.Int, limbs int) []byte {
 // deviceMulEmulated runs field.cuh's device arithmetic of field ("fp" or "fr") on the host with
 // the PTX carry instructions emulated (csrc/emu/field_check.cpp) over the n elements of a and b
 // (raw words, size bytes an element), checks that the emulation saw no carry dropped, and
-// returns, in the same layout, five arrays: a·a (the device's square) and a·b (mul_device),
-// a·b + a·a with one reduction (mul_sum_device), a + b (add_device) and a − b (sub_device).
-func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) [5][]byte {
+// returns, in the same layout, six arrays: a·a (the device's square) and a·b (mul_device),
+// a·b + a·a with one reduction (mul_sum_device), a + b (add_device), a − b (sub_device) and
+// the host's a·b (mul_portable).
+func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) [6][]byte {
 	t.Helper()
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++ to build the host emulation of the field arithmetic")
@@ -111,7 +112,7 @@ func deviceMulEmulated(t *testing.T, field string, size, n int, a, b []byte) [5]
 	res, err := os.ReadFile(outPath)
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(res, []byte("OK  ")), "field_check: %q", res[:min(len(res), 64)])
-	var arrays [5][]byte
+	var arrays [6][]byte
 	require.Len(t, res, 4+len(arrays)*n*size+8)
 	dropped := binary.LittleEndian.Uint64(res[4+len(arrays)*n*size:])
 	require.Zero(t, dropped, "carries dropped by the device arithmetic")
@@ -144,24 +145,25 @@ type fieldOps[T any] interface {
 	Sub(*T, *T) *T
 }
 
-// deviceOpNames names field_check's five outputs, in its order.
-var deviceOpNames = [5]string{"square", "product", "sum of two products", "sum", "difference"}
+// deviceOpNames names field_check's six outputs, in its order.
+var deviceOpNames = [6]string{"square", "product", "sum of two products", "sum", "difference", "host product"}
 
-// gnarkDeviceOps returns gnark-crypto's results for field_check's five outputs on x and y, in
-// its order: x², x·y, x·y + x², x + y and x − y.
-func gnarkDeviceOps[T any, PT fieldOps[T]](x, y *T) [5]T {
-	var w [5]T
+// gnarkDeviceOps returns gnark-crypto's results for field_check's six outputs on x and y, in
+// its order: x², x·y, x·y + x², x + y, x − y and x·y.
+func gnarkDeviceOps[T any, PT fieldOps[T]](x, y *T) [6]T {
+	var w [6]T
 	PT(&w[0]).Square(x)
 	PT(&w[1]).Mul(x, y)
 	PT(&w[2]).Add(&w[1], &w[0])
 	PT(&w[3]).Add(x, y)
 	PT(&w[4]).Sub(x, y)
+	w[5] = w[1]
 	return w
 }
 
 // checkDeviceMul compares field's device product, sum of two products, sum and difference (T:
-// gnark's fp.Element, fr.Element or bls12381.E2, raw words), emulated on the host, with
-// gnark-crypto's Square, Mul, Add and Sub on the elements of rawA and rawB.
+// gnark's fp.Element, fr.Element or bls12381.E2, raw words), emulated on the host, and its host
+// product, with gnark-crypto's Square, Mul, Add and Sub on the elements of rawA and rawB.
 func checkDeviceMul[T any, PT fieldOps[T]](t *testing.T, field string, rawA, rawB []byte) {
 	var zero T
 	size := binary.Size(zero)
@@ -172,7 +174,7 @@ func checkDeviceMul[T any, PT fieldOps[T]](t *testing.T, field string, rawA, raw
 		return out
 	}
 	xs, ys := elems(rawA), elems(rawB)
-	var got [5][]T
+	var got [6][]T
 	for k := range got {
 		got[k] = elems(res[k])
 	}
@@ -182,7 +184,7 @@ func checkDeviceMul[T any, PT fieldOps[T]](t *testing.T, field string, rawA, raw
 			require.Equal(t, want[k], got[k][i], "%s %s of %x and %x", field, deviceOpNames[k], xs[i], ys[i])
 		}
 	}
-	t.Logf("%d %s squares, products, sums of two products, sums and differences match gnark", len(xs), field)
+	t.Logf("%d %s squares, products, sums of two products, sums, differences and host products match gnark", len(xs), field)
 }
 
 // checkPrimeDeviceMul runs checkDeviceMul on mulInputs for the prime field of modulus p.
@@ -247,7 +249,7 @@ func TestFpLazyDeviceMulEmulated(t *testing.T) {
 			require.Equal(t, want[k], element(got.Mod(got, p)), "fplazy %s of %x and %x", deviceOpNames[k], la[i], lb[i])
 		}
 	}
-	t.Logf("%d fplazy squares, products, sums of two products, sums and differences below 2p and equal to gnark's mod p", len(a))
+	t.Logf("%d fplazy squares, products, sums of two products, sums, differences and host products below 2p and equal to gnark's mod p", len(a))
 }
 
 // TestFp2DeviceMulEmulated checks the device Fp2 product, whose two reductions are shared

@@ -14,7 +14,8 @@
 // reduction), the n sums add_device(a, b), the n differences sub_device(a, b), then the number
 // of carries the emulation saw dropped (uint64; the bounds say 0). For Fp2, whose device code
 // is the product alone, the square, sum and difference are its host operations and the sum of
-// two products is two device products.
+// two products is two device products. Last before the count comes the n host products a·b
+// (operator* without the device: mul_portable, 64-bit limbs), the one result not of the device.
 #define __device__
 #define __host__
 #define __forceinline__ inline
@@ -50,7 +51,7 @@ int run(const char* in_path, const char* out_path) {
   std::ifstream in(in_path, std::ios::binary);
   uint64_t n = 0;
   in.read(reinterpret_cast<char*>(&n), 8);
-  std::vector<F> a(n), b(n), sq(n), pr(n), sum(n), add(n), diff(n);
+  std::vector<F> a(n), b(n), sq(n), pr(n), sum(n), add(n), diff(n), host(n);
   in.read(reinterpret_cast<char*>(a.data()), n * sizeof(F));
   in.read(reinterpret_cast<char*>(b.data()), n * sizeof(F));
   if (!in) return 3;
@@ -60,6 +61,7 @@ int run(const char* in_path, const char* out_path) {
     sum[i] = device_ops<F>::mul_sum(a[i], b[i], a[i], a[i]);
     add[i] = device_ops<F>::add(a[i], b[i]);
     diff[i] = device_ops<F>::sub(a[i], b[i]);
+    host[i] = a[i] * b[i];
   }
   uint64_t dropped = ptx::dropped_carries;
   std::ofstream out(out_path, std::ios::binary);
@@ -69,6 +71,7 @@ int run(const char* in_path, const char* out_path) {
   out.write(reinterpret_cast<const char*>(sum.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(add.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(diff.data()), n * sizeof(F));
+  out.write(reinterpret_cast<const char*>(host.data()), n * sizeof(F));
   out.write(reinterpret_cast<const char*>(&dropped), 8);
   return out ? 0 : 4;
 }

@@ -15,9 +15,10 @@
 //     ⌈129/c⌉ windows replace ⌈256/c⌉ (at c = 22 for 2^27 scalars: 12m pairs
 //     instead of 13m, in 6 windows of 2^21 buckets instead of 13 of 2^19);
 //  4. sort, accumulate: pairs are radix-sorted by key (CUB), runs of equal keys
-//     are summed into buckets by fixed-length chunks (load-balanced whatever
-//     the distribution), partial sums reduced again until runs are short, then
-//     each run is summed whole into its bucket;
+//     are summed by fixed-length chunks (load-balanced whatever the
+//     distribution), a run inside a chunk straight into its bucket, a run
+//     across a chunk's bounds into partial sums, which are reduced again until
+//     runs are short, then each run is summed whole into its bucket;
 //  5. reduce, collect: each window's Σ_b (b+1)·B_b is computed by segments
 //     (running sums) and a tree, and the host combines windows by Horner's rule
 //     and adds step 2.
@@ -227,19 +228,29 @@ __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restric
 }
 
 // ---- step 4: bucket accumulation ---------------------------------------------
+// msm_count_valid sets *valid to the number of keys before the first sentinel
+// in a sorted array of M keys (a binary search, one thread).
+__global__ void msm_count_valid(const uint32_t* __restrict__ keys, uint64_t M, unsigned long long* __restrict__ valid) {
+  uint64_t lo = 0, hi = M;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] == SENTINEL)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  *valid = lo;
+}
+
 // msm_run_bounds records the first and last position of each key's run in a
-// sorted array of M keys and sets *valid to the number of keys before the
-// first sentinel (it stays as it was when every key is a sentinel).
+// sorted array of M keys without sentinels.
 __global__ void msm_run_bounds(const uint32_t* __restrict__ keys, uint64_t M, uint32_t* __restrict__ first,
-                               uint32_t* __restrict__ last, unsigned long long* __restrict__ valid) {
+                               uint32_t* __restrict__ last) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= M) return;
   uint32_t k = keys[i];
-  if (k == SENTINEL) return;
-  bool run_ends = i + 1 == M || keys[i + 1] != k;
   if (i == 0 || keys[i - 1] != k) first[k] = (uint32_t)i;
-  if (run_ends) last[k] = (uint32_t)i;
-  if (run_ends && (i + 1 == M || keys[i + 1] == SENTINEL)) *valid = i + 1;
+  if (i + 1 == M || keys[i + 1] != k) last[k] = (uint32_t)i;
 }
 
 // msm_run_len sets *maxlen to the length of the longest run (at least its
@@ -280,8 +291,14 @@ struct part_src {
   __device__ __forceinline__ void add_to(xyzz_t<F>& acc, uint64_t i) const { acc.add(part[i]); }
 };
 
-// msm_split_count sets cnt[t] to the number of runs that meet chunk
-// [tL, tL+L) and cnt[nt] to 0 (the exclusive scan's total).
+// A chunk [tL, tL+L) of the sorted keys meets runs of three kinds: runs inside
+// it, whose sums are their buckets; the run across its start, begun in an
+// earlier chunk; and the run across its end, which goes on in the next. The
+// last two (one run where they are the same) leave partial sums for a later
+// pass.
+
+// msm_split_count sets cnt[t] to the number of runs that cross chunk t's
+// bounds (0, 1 or 2) and cnt[nt] to 0 (the exclusive scan's total).
 __global__ void msm_split_count(const uint32_t* __restrict__ keys, uint64_t M, uint32_t L, uint32_t* __restrict__ cnt,
                                 uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -291,36 +308,44 @@ __global__ void msm_split_count(const uint32_t* __restrict__ keys, uint64_t M, u
     return;
   }
   uint64_t b = t * L, e = min(M, b + L);
-  uint32_t c = 1;
-  for (uint64_t i = b + 1; i < e; i++) c += keys[i] != keys[i - 1];
-  cnt[t] = c;
+  bool head = b > 0 && keys[b - 1] == keys[b], tail = e < M && keys[e] == keys[e - 1];
+  cnt[t] = (uint32_t)head + (uint32_t)tail - (uint32_t)(head && tail && keys[b] == keys[e - 1]);
 }
 
-// msm_split_emit writes one (key, partial sum) per run that meets chunk t, at
-// off[t] onwards.
+// msm_split_emit sums chunk t per run: a run inside the chunk into its bucket,
+// a run across the chunk's bounds into one (key, partial sum) at off[t] onwards.
 template <class F, class Src>
 __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, Src src, uint64_t M, uint32_t L,
-                               const uint32_t* __restrict__ off, uint32_t* __restrict__ okeys,
-                               xyzz_t<F>* __restrict__ opart, uint64_t nt) {
+                               const uint32_t* __restrict__ off, xyzz_t<F>* __restrict__ buckets,
+                               uint32_t* __restrict__ okeys, xyzz_t<F>* __restrict__ opart, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
   uint64_t b = t * L, e = min(M, b + L);
   uint32_t o = off[t];
+  bool head = b > 0 && keys[b - 1] == keys[b];  // the current run began before the chunk
   uint32_t cur = keys[b];
   xyzz_t<F> acc = xyzz_t<F>::inf();
   for (uint64_t i = b; i < e; i++) {
     uint32_t k = keys[i];
     if (k != cur) {
-      okeys[o] = cur;
-      xyzz_t<F>::store(opart + o, acc);
-      o++;
+      if (head) {
+        okeys[o] = cur;
+        xyzz_t<F>::store(opart + o++, acc);
+        head = false;
+      } else {
+        xyzz_t<F>::store(buckets + cur, acc);
+      }
       acc = xyzz_t<F>::inf();
       cur = k;
     }
     src.add_to(acc, i);
   }
-  okeys[o] = cur;
-  xyzz_t<F>::store(opart + o, acc);
+  if (head || (e < M && keys[e] == cur)) {
+    okeys[o] = cur;
+    xyzz_t<F>::store(opart + o, acc);
+  } else {
+    xyzz_t<F>::store(buckets + cur, acc);
+  }
 }
 
 // msm_own: thread t sums every run that starts in [tL, tL+L) into bucket[key].
@@ -469,7 +494,7 @@ class msm_t {
   static constexpr uint32_t ONES_CHUNK = 32;       // fewest points per thread in step 2's first sum
   static constexpr uint32_t TREE_FANIN = 4;        // points per thread in each level of a sum tree
   static constexpr uint32_t RUN_CHUNK = 32;        // pairs per thread in step 4 (run_chunk)
-  static constexpr uint32_t RUN_CHUNK_LONG = 64;   // the same where that leaves LONG_THREADS threads
+  static constexpr uint32_t RUN_CHUNK_MAX = 256;   // at most, doubling while that leaves LONG_THREADS threads
   static constexpr uint64_t LONG_THREADS = 1u << 21;
   static constexpr uint32_t OWN_RUN_DIV = 4;       // pairs: summed whole only where no run is longer than L/OWN_RUN_DIV
   static constexpr uint32_t PER_RUN_MAX = 16;      // partial sums: a loop per run only where no run is longer than this
@@ -487,6 +512,7 @@ class msm_t {
   const fr_t* S;
   const uint64_t n;
   const cudaStream_t s;
+  const uint64_t wave;      // the point kernels' threads the device runs at once
   mutable msm_timer timer;  // the steps' device times, when CUZK_MSM_TIMING is 1
 
   dbuf_t<uint32_t> ones, others;  // step 1: indices of the scalars 1 and of the other nonzero scalars
@@ -494,6 +520,14 @@ class msm_t {
   uint32_t c = 0, W = 0, nb = 0;  // steps 3–5: window bits, windows, buckets per window
   uint32_t kbits = 0;             // steps 3–4: bits of a key; the sentinel's low kbits are all ones
   dbuf_t<X> buckets;              // steps 4–5: W·nb buckets, bucket (w, |d| − 1) of window w
+
+  // wave_threads is the number of point-kernel threads the current device runs at once.
+  static uint64_t wave_threads() {
+    int dev = 0, sms = 0;
+    CUZK_CUDA(cudaGetDevice(&dev));
+    CUZK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return (uint64_t)sms * msm_blocks<F>::value * MSM_THREADS;
+  }
 
   static unsigned blocks_for(uint64_t count, unsigned bs) { return (unsigned)((count + bs - 1) / bs); }
 
@@ -582,10 +616,6 @@ class msm_t {
   // serial chains of TREE_FANIN additions, each level's time one thread's
   // latency, not the device's throughput.
   dbuf_t<X> sum_ones() const {
-    int dev = 0, sms = 0;
-    CUZK_CUDA(cudaGetDevice(&dev));
-    CUZK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const uint64_t wave = (uint64_t)sms * msm_blocks<F>::value * MSM_THREADS;
     const uint64_t chunks = std::min<uint64_t>((n1 + ONES_CHUNK - 1) / ONES_CHUNK, wave);
     const uint32_t L = (uint32_t)((n1 + chunks - 1) / chunks);
     uint64_t nt = (n1 + L - 1) / L;
@@ -632,20 +662,34 @@ class msm_t {
   // Zero digits (sentinel keys) sort last and are dropped; long runs are first
   // summed by chunks (accumulate_runs).
   void accumulate(const uint32_t* K, const uint32_t* V, uint64_t M) const {
-    uint64_t nkeys = (uint64_t)W << (c - 1);
+    dbuf_t<unsigned long long> valid(1, s);
+    msm_count_valid<<<1, 1, 0, s>>>(K, M, valid);
+    CUZK_LAUNCHED();
+    unsigned long long h = 0;
+    read_back(&h, valid.p, 1, s);
+    timer.mark("acc.runs");
+    if (h == 0) return;
+    accumulate_runs(K, V, h);
+  }
+
+  // longest_run returns the length of the longest run among the M sorted keys
+  // K (no sentinels), or limit + 1 without looking where M > limit·(W·nb): one
+  // of the W·nb keys then has more than limit pairs.
+  uint64_t longest_run(const uint32_t* K, uint64_t M, uint64_t limit) const {
+    const uint64_t nkeys = (uint64_t)W << (c - 1);
+    if (M > limit * nkeys) return limit + 1;
     dbuf_t<uint32_t> first(nkeys, s), last(nkeys, s);
-    dbuf_t<unsigned long long> stats(2, s);  // the valid pairs, the longest run
+    dbuf_t<unsigned long long> maxlen(1, s);
     CUZK_CUDA(cudaMemsetAsync(first.p, 0xff, nkeys * 4, s));
     CUZK_CUDA(cudaMemsetAsync(last.p, 0xff, nkeys * 4, s));
-    CUZK_CUDA(cudaMemsetAsync(stats.p, 0, 2 * sizeof(unsigned long long), s));
-    msm_run_bounds<<<blocks_for(M, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, first, last, stats.p);
-    msm_run_len<<<blocks_for(nkeys, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(first, last, nkeys, stats.p + 1);
+    CUZK_CUDA(cudaMemsetAsync(maxlen.p, 0, sizeof(unsigned long long), s));
+    msm_run_bounds<<<blocks_for(M, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, first, last);
+    msm_run_len<<<blocks_for(nkeys, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(first, last, nkeys, maxlen);
     CUZK_LAUNCHED();
-    unsigned long long h[2];
-    read_back(h, stats.p, 2, s);
+    unsigned long long h = 0;
+    read_back(&h, maxlen.p, 1, s);
     timer.mark("acc.runs");
-    if (h[0] == 0) return;
-    accumulate_runs(K, V, h[0], (uint32_t)h[1]);
+    return h;
   }
 
   // with_pairs calls launch with the source of the sorted pairs' points: the
@@ -659,33 +703,46 @@ class msm_t {
   }
 
   // run_chunk is the number of pairs a thread sums in a step-4 pass over M pairs. Each chunk
-  // leaves about 1 + L/run partial sums, each an XYZZ addition later: at 2^26 random scalars
-  // (runs of ≈ 128) 64 pairs a thread instead of 32 take 1.1 % off the accumulation; at 2^24
-  // 0.8 %. Longer chunks need enough threads to fill the GPU evenly: 256 pairs a thread at
-  // 2^24 (0.85 M threads) cost 45 %, so 64 is only used with at least LONG_THREADS threads.
-  static uint32_t run_chunk(uint64_t M) { return M / RUN_CHUNK_LONG >= LONG_THREADS ? RUN_CHUNK_LONG : RUN_CHUNK; }
+  // leaves up to two partial sums (the runs across its bounds), each an XYZZ addition later,
+  // so long chunks save work: at 2^26 random scalars and bases with a shift table (runs of ≈ 64)
+  // 128 pairs a thread instead of 64 took the partial sums' pass from 12.1 to 5.0 ms. Longer
+  // chunks need enough threads to fill the GPU evenly: 256 pairs a thread at 2^24 (0.85 M
+  // threads) cost 45 %, so the length doubles from RUN_CHUNK up to RUN_CHUNK_MAX only while it
+  // leaves LONG_THREADS threads. Such long chunks are then shortened a little so that the
+  // threads fill whole waves (wave threads at once): every thread costs the same L additions,
+  // and a last wave half full would leave SMs idle for half a chunk's time.
+  uint32_t run_chunk(uint64_t M) const {
+    uint32_t L = RUN_CHUNK;
+    while (2 * L <= RUN_CHUNK_MAX && M / (2 * L) >= LONG_THREADS) L *= 2;
+    if (L == RUN_CHUNK) return L;
+    const uint64_t waves = (M + (uint64_t)L * wave - 1) / ((uint64_t)L * wave);
+    return (uint32_t)((M + waves * wave - 1) / (waves * wave));
+  }
 
-  // accumulate_runs sums the M valid pairs (keys, vals), whose longest run has
-  // maxrun pairs, into the buckets: while runs may be long, every chunk of L =
-  // run_chunk(M) pairs is summed per run into (key, partial sum) pairs, which
-  // shortens runs L-fold; then each thread sums the runs that start in its
-  // chunk whole. A chunk's pass costs every thread exactly L additions; the
-  // whole-run pass costs a thread from nothing to L + the longest run. On the
-  // pairs, the bulk of the work, runs are summed whole only where none is
-  // longer than L/OWN_RUN_DIV: at 2^20 random scalars (runs of ≈ 32) the
-  // whole-run pass took 2.3–2.4× the chunked pass's time a pair. On the partial
-  // sums, 1/16 to 1/32 as many, another chunked pass costs more than the
-  // imbalance, so they are summed whole once no run is longer than
-  // SPLIT_RUNS·L, with a loop per run where none is longer than PER_RUN_MAX
-  // (msm_own).
-  void accumulate_runs(const uint32_t* keys, const uint32_t* vals, uint64_t M, uint32_t maxrun) const {
+  // accumulate_runs sums the M valid pairs (keys, vals) into the buckets:
+  // while runs may be long, every chunk of L = run_chunk(M) pairs is summed
+  // per run (msm_split_emit), a run inside the chunk into its bucket, a run
+  // across the chunk's bounds into a (key, partial sum) pair, which shortens
+  // runs L-fold; then each thread sums the runs that start in its chunk whole.
+  // A chunk's pass costs every thread exactly L additions; the whole-run pass
+  // costs a thread from nothing to L + the longest run. On the pairs, the bulk
+  // of the work, runs are summed whole only where none is longer than
+  // L/OWN_RUN_DIV: at 2^20 random scalars (runs of ≈ 32) the whole-run pass
+  // took 2.3–2.4× the chunked pass's time a pair. On the partial sums, 1/16 to
+  // 1/32 as many, another chunked pass costs more than the imbalance, so they
+  // are summed whole once no run is longer than SPLIT_RUNS·L, with a loop per
+  // run where none is longer than PER_RUN_MAX (msm_own).
+  void accumulate_runs(const uint32_t* keys, const uint32_t* vals, uint64_t M) const {
     uint32_t L = run_chunk(M);
-    uint64_t bound = maxrun;
     bool aff = true;
     dbuf_t<uint32_t> pkeys;
     dbuf_t<X> ppart;
     const uint32_t* K = keys;
-    while (bound > (aff ? L / OWN_RUN_DIV : SPLIT_RUNS * L)) {
+    uint64_t maxrun;
+    for (;;) {
+      uint64_t limit = aff ? L / OWN_RUN_DIV : (uint64_t)SPLIT_RUNS * L;
+      maxrun = longest_run(K, M, limit);
+      if (maxrun <= limit) break;
       uint64_t nt = (M + L - 1) / L;
       dbuf_t<uint32_t> cnt(nt + 1, s), off(nt + 1, s);
       msm_split_count<<<blocks_for(nt + 1, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, L, cnt, nt);
@@ -700,7 +757,7 @@ class msm_t {
       dbuf_t<X> npart(total, s);
       auto emit = [&](auto src) {
         msm_split_emit<F, decltype(src)>
-            <<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, nkeys, npart, nt);
+            <<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, buckets, nkeys, npart, nt);
       };
       if (aff)
         with_pairs(vals, emit);
@@ -713,18 +770,17 @@ class msm_t {
       K = pkeys.p;
       M = total;
       aff = false;
-      bound = (bound + L - 1) / L + 1;
+      if (M == 0) return;
       L = run_chunk(M);
     }
     uint64_t nt = (M + L - 1) / L;
-    if (nt == 0) return;
     if (aff) {
       with_pairs(vals, [&](auto src) {
         msm_own<F, decltype(src), false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
       });
     } else {
       part_src<F> src{ppart.p};
-      if (bound <= PER_RUN_MAX)
+      if (maxrun <= PER_RUN_MAX)
         msm_own<F, part_src<F>, true><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
       else
         msm_own<F, part_src<F>, false><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, buckets, nt);
@@ -781,7 +837,8 @@ class msm_t {
  public:
   // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr.
   msm_t(const affine_t<F>* points, const affine_t<F>* shift, const fr_t* scalars, uint64_t count, cudaStream_t stream)
-      : P(points), Q(shift), parts(shift ? 2 : 1), S(scalars), n(count), s(stream), timer(stream) {}
+      : P(points), Q(shift), parts(shift ? 2 : 1), S(scalars), n(count), s(stream), wave(wave_threads()),
+        timer(stream) {}
 
   // invoke computes the MSM into out (Jacobian, host memory) and waits for the stream.
   void invoke(F* out) {

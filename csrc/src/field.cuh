@@ -122,18 +122,13 @@ struct fp_lazy_params : fp_params {
   static constexpr bool LAZY = true;
 };
 
-// neg_inv32 returns -m⁻¹ mod 2^32 for odd m (Newton iteration).
-CUZK_HD constexpr uint32_t neg_inv32(uint32_t m) {
-  uint32_t x = 1;
-  for (int i = 0; i < 5; i++) x *= 2u - m * x;
-  return 0u - x;
-}
-
-// neg_inv64 returns -m⁻¹ mod 2^64 for odd m (Newton iteration).
-CUZK_HD constexpr uint64_t neg_inv64(uint64_t m) {
-  uint64_t x = 1;
-  for (int i = 0; i < 6; i++) x *= 2u - m * x;
-  return 0u - x;
+// neg_inv returns -m⁻¹ mod 2^(bits of W) for odd m (Newton iteration: each step doubles the
+// correct low bits, from 1; six reach 64).
+template <class W>
+CUZK_HD constexpr W neg_inv(W m) {
+  W x = 1;
+  for (int i = 0; i < 6; i++) x *= W(2) - m * x;
+  return W(0) - x;
 }
 
 // mont_t is an element of the prime field described by P, in Montgomery form.
@@ -148,7 +143,7 @@ template <class P>
 struct mont_t {
   static constexpr int N = P::N;
   static constexpr bool LAZY = P::LAZY;
-  static constexpr uint32_t M0 = neg_inv32(P::mod(0));
+  static constexpr uint32_t M0 = neg_inv<uint32_t>(P::mod(0));
   static_assert(!LAZY || P::mod(N - 1) < (1u << 29), "the redundant form needs 8p < R");
   uint32_t l[N];
 
@@ -344,7 +339,7 @@ struct mont_t {
   static CUZK_HD mont_t mul_portable(const mont_t& a, const mont_t& b) {
     static_assert(N % 2 == 0, "64-bit limbs pair the 32-bit ones");
     constexpr int K = N / 2;
-    constexpr uint64_t m0 = neg_inv64(P::mod(0) | (uint64_t)P::mod(1) << 32);
+    constexpr uint64_t m0 = neg_inv<uint64_t>(P::mod(0) | (uint64_t)P::mod(1) << 32);
     using u128 = unsigned __int128;
     uint64_t x[K], y[K], pm[K], t[K + 2];
 #pragma unroll

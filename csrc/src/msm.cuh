@@ -325,27 +325,26 @@ __global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, 
   bool head = b > 0 && keys[b - 1] == keys[b];  // the current run began before the chunk
   uint32_t cur = keys[b];
   xyzz_t<F> acc = xyzz_t<F>::inf();
+  // flush stores the current run's sum: a partial sum where the run crosses the chunk's bounds.
+  auto flush = [&](bool crosses) {
+    if (crosses) {
+      okeys[o] = cur;
+      xyzz_t<F>::store(opart + o++, acc);
+    } else {
+      xyzz_t<F>::store(buckets + cur, acc);
+    }
+  };
   for (uint64_t i = b; i < e; i++) {
     uint32_t k = keys[i];
     if (k != cur) {
-      if (head) {
-        okeys[o] = cur;
-        xyzz_t<F>::store(opart + o++, acc);
-        head = false;
-      } else {
-        xyzz_t<F>::store(buckets + cur, acc);
-      }
+      flush(head);
+      head = false;
       acc = xyzz_t<F>::inf();
       cur = k;
     }
     src.add_to(acc, i);
   }
-  if (head || (e < M && keys[e] == cur)) {
-    okeys[o] = cur;
-    xyzz_t<F>::store(opart + o, acc);
-  } else {
-    xyzz_t<F>::store(buckets + cur, acc);
-  }
+  flush(head || (e < M && keys[e] == cur));
 }
 
 // msm_own: thread t sums every run that starts in [tL, tL+L) into bucket[key].

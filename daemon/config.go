@@ -77,10 +77,12 @@ type GPUConfig struct {
 	Devices             []uint32 `toml:"devices"`                // GPU ordinals; empty: all
 	GPUThreads          uint32   `toml:"gpu_threads"`            // CPU threads for GPU-side work; 0: all
 	GPUWorkersPerDevice uint32   `toml:"gpu_workers_per_device"` // device workers per GPU
-	// ShiftTableH keeps a second table of each circuit's H bases on the GPUs, each point times
-	// 2^128, which makes H's MSM about 6 % faster for as much device memory again as H (12 GiB
-	// for 32 GiB PoRep); a cuzk-go key, not the Rust daemon's.
-	ShiftTableH bool `toml:"shift_table_h"`
+	// ShiftTableH says when the GPUs keep a second table of a circuit's H bases, each point
+	// times 2^128, which makes H's MSM about 6 % faster for as much device memory again as H
+	// (12 GiB for 32 GiB PoRep): "auto" (the default) once the first partitions show the room
+	// for it, freed again when an upload needs the room; true or "on" as the parameters are
+	// uploaded; false or "off" never. A cuzk-go key, not the Rust daemon's.
+	ShiftTableH Tristate `toml:"shift_table_h"`
 }
 
 // SchedulerConfig is the [scheduler] section.
@@ -134,7 +136,7 @@ func DefaultConfig() Config {
 		},
 		SRS:    SRSConfig{ParamCache: "/data/zk/params"},
 		Memory: MemoryConfig{TotalBudget: "auto", SafetyMargin: 5 << 30, EvictionMinIdle: Duration(5 * time.Minute)},
-		GPUs:   GPUConfig{GPUWorkersPerDevice: 2},
+		GPUs:   GPUConfig{GPUWorkersPerDevice: 2, ShiftTableH: TristateAuto},
 		Scheduler: SchedulerConfig{
 			MaxBatchSize: 1, MaxBatchWaitMs: 10000, SortByType: true,
 			MaxQueueDepth: DefaultMaxQueueDepth, MaxConcurrent: DefaultMaxConcurrent,
@@ -298,6 +300,43 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // MarshalText formats the duration as Go does.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Tristate is a setting that is on, off, or left to the daemon: in the file true or "on", false
+// or "off", or "auto".
+type Tristate struct{ v string }
+
+// The values of a Tristate.
+var (
+	TristateAuto = Tristate{"auto"}
+	TristateOn   = Tristate{"on"}
+	TristateOff  = Tristate{"off"}
+)
+
+// UnmarshalText parses a TOML boolean or string.
+func (t *Tristate) UnmarshalText(b []byte) error {
+	switch s := string(b); s {
+	case "auto", "on", "off":
+		t.v = s
+	case "true":
+		t.v = "on"
+	case "false":
+		t.v = "off"
+	default:
+		return fmt.Errorf("%q: want true, false, \"on\", \"off\" or \"auto\"", s)
+	}
+	return nil
+}
+
+// MarshalText formats the value as "auto", "on" or "off".
+func (t Tristate) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// String returns "auto", "on" or "off" (the zero value is "auto").
+func (t Tristate) String() string {
+	if t.v == "" {
+		return "auto"
+	}
+	return t.v
+}
 
 // Size is a TOML string size in bytes: a number with an optional unit, B, KiB, MiB, GiB, TiB
 // (powers of 1024) or KB, MB, GB, TB (powers of 1000), e.g. "5GiB".

@@ -42,7 +42,7 @@ func TestConfigEveryKey(t *testing.T) {
 		SRS: SRSConfig{ParamCache: "/var/tmp/filecoin-proof-parameters", Preload: []string{"porep-32g", "wpost-32g", "winning-32g"}},
 		Memory: MemoryConfig{TotalBudget: "256GiB", SafetyMargin: 8 << 30, EvictionMinIdle: Duration(10 * time.Minute),
 			PinnedBudget: &pb, WorkingMemoryBudget: &ww},
-		GPUs: GPUConfig{Devices: []uint32{0, 1}, GPUThreads: 32, GPUWorkersPerDevice: 1, ShiftTableH: true},
+		GPUs: GPUConfig{Devices: []uint32{0, 1}, GPUThreads: 32, GPUWorkersPerDevice: 1, ShiftTableH: TristateOn},
 		Scheduler: SchedulerConfig{MaxBatchSize: 2, MaxBatchWaitMs: 30000, SortByType: false, MaxQueueDepth: 16,
 			MaxConcurrent: 3, ResultRetention: Duration(time.Hour), MaxRetainedResults: 50},
 		Synthesis: SynthesisConfig{Threads: 64, PartitionWorkers: &pw},
@@ -80,6 +80,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad level", "[logging]\nlevel = \"loud\"\n", `logging.level: "loud"`},
 		{"bad format", "[logging]\nformat = \"xml\"\n", `logging.format`},
 		{"zero workers", "[scheduler]\nmax_concurrent = 0\n", `scheduler.max_concurrent: 0`},
+		{"bad shift table", "[gpus]\nshift_table_h = \"sometimes\"\n", `"sometimes": want true, false, "on", "off" or "auto"`},
 		{"not toml", "[daemon\n", `x.toml:1:`},
 	}
 	for _, c := range cases {
@@ -102,6 +103,22 @@ func unwrapAll(err error) error {
 			return err
 		}
 		err = u.Unwrap()
+	}
+}
+
+// TestConfigShiftTable: gpus.shift_table_h takes a boolean or "on", "off", "auto"; absent, it is
+// "auto".
+func TestConfigShiftTable(t *testing.T) {
+	for in, want := range map[string]Tristate{"": TristateAuto, "true": TristateOn, "false": TristateOff,
+		`"on"`: TristateOn, `"off"`: TristateOff, `"auto"`: TristateAuto} {
+		doc := ""
+		if in != "" {
+			doc = "[gpus]\nshift_table_h = " + in + "\n"
+		}
+		c, err := ParseConfig([]byte(doc), "x.toml")
+		if err != nil || c.GPUs.ShiftTableH != want {
+			t.Fatalf("shift_table_h = %s: got %v (err %v), want %v", in, c.GPUs.ShiftTableH, err, want)
+		}
 	}
 }
 

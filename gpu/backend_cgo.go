@@ -34,6 +34,7 @@ typedef struct {
 	cuzk_error_t (*bases_write)(cuzk_bases_t *, uint64_t, const void *, uint64_t);
 	cuzk_error_t (*bases_write_encoded)(cuzk_bases_t *, uint64_t, const void *, uint64_t, uint64_t *, uint32_t *);
 	cuzk_error_t (*bases_shift)(cuzk_bases_t *);
+	cuzk_error_t (*bases_unshift)(cuzk_bases_t *);
 	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	cuzk_error_t (*msm_batch)(cuzk_msm_job_t *, uint32_t, void *);
@@ -100,6 +101,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_write, "cuzk_bases_write");
 	SYM(bases_write_encoded, "cuzk_bases_write_encoded");
 	SYM(bases_shift, "cuzk_bases_shift");
+	SYM(bases_unshift, "cuzk_bases_unshift");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
 	SYM(msm_batch, "cuzk_msm_batch");
@@ -171,6 +173,7 @@ static cuzk_error_t t_bases_write(cuzk_table *t, uintptr_t b, uint64_t off, cons
 	return t->bases_write((cuzk_bases_t *)b, off, p, n);
 }
 static cuzk_error_t t_bases_shift(cuzk_table *t, uintptr_t b) { return t->bases_shift((cuzk_bases_t *)b); }
+static cuzk_error_t t_bases_unshift(cuzk_table *t, uintptr_t b) { return t->bases_unshift((cuzk_bases_t *)b); }
 static cuzk_error_t t_bases_write_encoded(cuzk_table *t, uintptr_t b, uint64_t off, const void *p, uint64_t n, uint64_t *bad, uint32_t *reason) {
 	return t->bases_write_encoded((cuzk_bases_t *)b, off, p, n, bad, reason);
 }
@@ -305,6 +308,7 @@ func (b *backend) deviceProps(dev int) (Properties, error) {
 		Name:           C.GoString(&p.name[0]),
 		TotalMem:       uint64(p.total_mem),
 		FreeMem:        uint64(p.free_mem),
+		PoolFreeMem:    uint64(p.pool_free_mem),
 		L2Bytes:        uint64(p.l2_bytes),
 		Major:          int(p.major),
 		Minor:          int(p.minor),
@@ -414,6 +418,10 @@ func (b *backend) basesWrite(dev int, h uintptr, off uint64, pts unsafe.Pointer,
 
 func (b *backend) basesShift(dev int, h uintptr) error {
 	return b.check(dev, C.t_bases_shift(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) basesUnshift(dev int, h uintptr) error {
+	return b.check(dev, C.t_bases_unshift(b.t, C.uintptr_t(h)))
 }
 
 func (b *backend) basesWriteEncoded(dev int, h uintptr, off uint64, enc unsafe.Pointer, n uint64) (bad uint64, reason uint32, err error) {

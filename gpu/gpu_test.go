@@ -21,10 +21,24 @@ func TestDeviceProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name == "" || p.TotalMem == 0 || p.Multiprocessor == 0 {
+	if p.Name == "" || p.TotalMem == 0 || p.Multiprocessor == 0 || p.FreeMem > p.TotalMem || p.PoolFreeMem > p.FreeMem {
 		t.Fatalf("implausible properties %+v", p)
 	}
 	t.Logf("%+v", p)
+	// An MSM's scratch comes from the memory pool, which keeps it: afterwards the pool holds
+	// some unused, counted in FreeMem.
+	pts := g1Points(1 << 16)
+	bases, err := d.UploadG1Bases(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bases.Close()
+	if _, err := bases.MSM(context.Background(), randScalars(1, len(pts))); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = d.Properties(); err != nil || p.PoolFreeMem == 0 || p.PoolFreeMem > p.FreeMem || p.FreeMem > p.TotalMem {
+		t.Fatalf("after an MSM: properties %+v (err %v), want the pool's unused memory in (0, FreeMem]", p, err)
+	}
 	lib, _ := Load()
 	if _, err := lib.Device(lib.DeviceCount()); !errors.Is(err, ErrNoDevice) {
 		t.Fatalf("Device(count) error = %v, want ErrNoDevice", err)

@@ -148,6 +148,7 @@ type Properties struct {
 	Name           string
 	TotalMem       uint64 // bytes
 	FreeMem        uint64 // bytes free when read, counting what the library's memory pool holds unused
+	PoolFreeMem    uint64 // of FreeMem, what the pool holds unused: the most scratch its MSMs and transforms took at once, less what they hold now
 	L2Bytes        uint64 // bytes of L2 cache
 	Major, Minor   int    // compute capability
 	Multiprocessor int    // number of SMs

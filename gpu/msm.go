@@ -217,6 +217,25 @@ func (g *G1Bases) AddShiftTable() error {
 	return nil
 }
 
+// DropShiftTable frees g's shift table, if any, once no MSM over g runs: later MSMs sum whole
+// scalars again, and the points may be written again.
+func (g *G1Bases) DropShiftTable() error {
+	b := g.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.h == 0 {
+		return ErrClosed
+	}
+	if !b.shifted {
+		return nil
+	}
+	if err := b.dev.lib.b.basesUnshift(b.dev.index, b.h); err != nil {
+		return fmt.Errorf("gpu: free the shift table of %d G1 bases: %w", b.n, err)
+	}
+	b.shifted = false
+	return nil
+}
+
 // Shifted reports whether g has a shift table (AddShiftTable).
 func (g *G1Bases) Shifted() bool {
 	g.b.mu.RLock()

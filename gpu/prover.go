@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,7 +51,8 @@ type ProverDevice struct {
 	// streamChunkBytes, or less in tests.
 	streamChunk int
 
-	shiftH atomic.Bool // SRS uploaded from now on keep a shift table of H (SetShiftTableH)
+	shiftH atomic.Uint32 // a ShiftTableMode (SetShiftTableH)
+	log    *slog.Logger  // ShiftTableAuto's decisions (SetLogger); nil: none
 
 	mu     sync.Mutex
 	srs    map[string]*SRS
@@ -89,6 +91,10 @@ type Breakdown struct {
 	MSMB1       time.Duration
 	MSML        time.Duration
 	MSMB2       time.Duration
+
+	ShiftTables        int           // H shift tables built by ShiftTableAuto (under the kernel lock)
+	ShiftTableBuild    time.Duration // building them
+	ShiftTablesDropped int           // of those, freed again to make room
 }
 
 // Locked returns the time spent under the kernel lock, the SRS upload excepted.
@@ -142,13 +148,6 @@ func ProverDevices(opts ...Option) ([]*ProverDevice, error) {
 	return devs, nil
 }
 
-// SetShiftTableH makes every SRS this device uploads from now on keep a shift table of its H
-// bases (G1Bases.AddShiftTable): H's MSM, over 60 % of a PoRep partition's device time, then sums
-// about 12 pairs a scalar instead of 13, for 96 bytes a point more of device memory (12 GiB at a
-// 32 GiB PoRep partition's 2^27 − 1 points) and 128 doublings a point when the SRS is uploaded.
-// An SRS already resident keeps what it has.
-func (p *ProverDevice) SetShiftTableH(on bool) { p.shiftH.Store(on) }
-
 // Name implements primitive.Device.
 func (p *ProverDevice) Name() string {
 	props, err := p.dev.Properties()
@@ -177,6 +176,9 @@ type SRS struct {
 	id          string
 	h, l, a, b1 *G1Bases // nil for an empty section
 	b2          *G2Bases
+
+	hMSMs     int  // MSMs run over h (counted under ShiftTableAuto); guarded by p.mu
+	autoShift bool // h's shift table was built by ShiftTableAuto and may be freed for room; guarded by p.mu
 }
 
 // ID returns the identity the SRS was uploaded under.
@@ -268,10 +270,10 @@ func (p *ProverDevice) lookup(id string) (*SRS, error) {
 }
 
 // uploadSRS uploads srs's points, streamed from srs.Source when it is set, then builds H's shift
-// table when SetShiftTableH is on; it checks ctx between sections (and between the chunks of a
+// table under ShiftTableOn; it checks ctx between sections (and between the chunks of a
 // streamed section) and, when ctx ends, frees what it uploaded and returns ctx's error.
 func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS, error) {
-	shiftH := p.shiftH.Load()
+	shiftH := p.shiftMode() == ShiftTableOn
 	if err := p.checkFits(srs, shiftH); err != nil {
 		return nil, err
 	}
@@ -508,21 +510,26 @@ func streamPoints[T any](ctx context.Context, n, chunk int, decode, write func(o
 		func(k, off int) error { return write(off, points(k, off)) })
 }
 
-// checkFits refuses an SRS larger than the device's free memory, with the sizes in the error.
+// checkFits refuses an SRS larger than the device's free memory, with the sizes in the error,
+// after freeing ShiftTableAuto's tables to make room.
 func (p *ProverDevice) checkFits(srs *primitive.SRS, shiftH bool) error {
 	props, err := p.dev.Properties()
 	if err != nil {
 		return err
 	}
-	g1 := uint64(unsafe.Sizeof(bls12381.G1Affine{}))
 	var need uint64
 	for sec := primitive.SectionH; sec <= primitive.SectionBG1; sec++ {
-		need += uint64(srs.Len(sec)) * g1
+		need += uint64(srs.Len(sec)) * g1AffineBytes
 	}
 	if shiftH {
-		need += uint64(srs.Len(primitive.SectionH)) * g1
+		need += uint64(srs.Len(primitive.SectionH)) * g1AffineBytes
 	}
 	need += uint64(srs.Len(primitive.SectionBG2)) * uint64(unsafe.Sizeof(bls12381.G2Affine{}))
+	if need > props.FreeMem && p.dropAutoShiftTables() > 0 {
+		if props, err = p.dev.Properties(); err != nil {
+			return err
+		}
+	}
 	if need > props.FreeMem {
 		return fmt.Errorf("gpu: parameters need %.2f GiB on device %d, %.2f GiB free: %w",
 			float64(need)/(1<<30), p.dev.Index(), float64(props.FreeMem)/(1<<30), ErrOutOfMemory)
@@ -629,6 +636,20 @@ func (p *ProverDevice) Workspace(ctx context.Context, dims primitive.Dims) (prim
 	for _, ws := range stale {
 		ws.free()
 	}
+	ws, err := p.allocWorkspace(dims)
+	if errors.Is(err, ErrOutOfMemory) && p.dropAutoShiftTables() > 0 {
+		ws, err = p.allocWorkspace(dims)
+	}
+	if err != nil {
+		need := (3*uint64(dims.Domain) + uint64(dims.W) + uint64(dims.A) + uint64(dims.B)) * fr.Bytes
+		return nil, fmt.Errorf("gpu: allocate %.2f GiB of partition buffers on device %d: %w",
+			float64(need)/(1<<30), p.dev.Index(), err)
+	}
+	return ws, nil
+}
+
+// allocWorkspace allocates a workspace's buffers; on failure it frees those it had.
+func (p *ProverDevice) allocWorkspace(dims primitive.Dims) (*workspace, error) {
 	ws := &workspace{p: p, dims: dims}
 	var err error
 	for b, n := range []int{dims.Domain, dims.Domain, dims.Domain, dims.W, dims.A, dims.B} {
@@ -638,9 +659,7 @@ func (p *ProverDevice) Workspace(ctx context.Context, dims primitive.Dims) (prim
 	}
 	if err != nil {
 		ws.free()
-		need := (3*uint64(dims.Domain) + uint64(dims.W) + uint64(dims.A) + uint64(dims.B)) * fr.Bytes
-		return nil, fmt.Errorf("gpu: allocate %.2f GiB of partition buffers on device %d: %w",
-			float64(need)/(1<<30), p.dev.Index(), err)
+		return nil, err
 	}
 	return ws, nil
 }
@@ -822,6 +841,9 @@ func (ws *workspace) MSMG1(ctx context.Context, bases primitive.Bases, sec primi
 		out, err = g.MSMDevice(ctx, s, off, n)
 		return err
 	})
+	if err == nil && sec == primitive.SectionH {
+		ws.p.afterHMSM(bases.(*SRS))
+	}
 	return out, err
 }
 
@@ -858,8 +880,8 @@ func (ws *workspace) RunMSMs(ctx context.Context, bases primitive.Bases, jobs []
 	if err != nil {
 		return err
 	}
+	withH := false
 	ws.p.mu.Lock()
-	defer ws.p.mu.Unlock()
 	for i, j := range jobs {
 		if j.G1 != nil {
 			*j.G1 = res[i].G1
@@ -867,6 +889,11 @@ func (ws *workspace) RunMSMs(ctx context.Context, bases primitive.Bases, jobs []
 			*j.G2 = res[i].G2
 		}
 		*stages[i](&ws.p.times) += res[i].Time
+		withH = withH || j.Sec == primitive.SectionH
+	}
+	ws.p.mu.Unlock()
+	if withH {
+		ws.p.afterHMSM(bases.(*SRS))
 	}
 	return nil
 }

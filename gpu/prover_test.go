@@ -61,8 +61,10 @@ func proveOnGPUAndCPU(t *testing.T, ctx context.Context, pd *ProverDevice, param
 }
 
 // TestProverMatchesCPU proves the same partitions on the GPU and the CPU with the same r and s:
-// the proofs must be byte-identical and verify, with and without H's shift table
-// (SetShiftTableH), which the resident SRS must then have.
+// the proofs must be byte-identical and verify without H's shift table, with it built at upload
+// (ShiftTableOn), and under ShiftTableAuto, which builds it after ShiftTableAutoAfter
+// partitions (small SRSs always fit) and frees it for room (dropAutoShiftTables): each
+// partition is proved with the table the mode says the SRS has at that point.
 func TestProverMatchesCPU(t *testing.T) {
 	d := testDevice(t)
 	pd := NewProverDevice(d)
@@ -73,15 +75,24 @@ func TestProverMatchesCPU(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, logN := range sizes {
-		for _, shiftH := range []bool{false, true} {
-			t.Run(fmt.Sprintf("2^%d/shift-table=%v", logN, shiftH), func(t *testing.T) {
-				pd.SetShiftTableH(shiftH)
+		for _, mode := range []ShiftTableMode{ShiftTableOff, ShiftTableOn, ShiftTableAuto} {
+			t.Run(fmt.Sprintf("2^%d/shift-table=%v", logN, mode), func(t *testing.T) {
+				pd.SetShiftTableH(mode)
 				c, shape, params := setupScalable(t, logN, 5)
 				pvk, err := prover.PrepareVerifyingKey(&params.VK)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for part := 0; part < 2; part++ {
+				// wantShifted is whether H has its table once partition part is proved.
+				wantShifted := func(part int) bool {
+					return mode == ShiftTableOn || mode == ShiftTableAuto && part+1 >= ShiftTableAutoAfter
+				}
+				partitions := 2
+				if mode == ShiftTableAuto {
+					partitions = ShiftTableAutoAfter + 2
+				}
+				built := pd.Breakdown().ShiftTables
+				for part := 0; part < partitions; part++ {
 					c.Partition = part
 					asg, err := synth.Synthesize(ctx, shape, c)
 					if err != nil {
@@ -91,9 +102,20 @@ func TestProverMatchesCPU(t *testing.T) {
 					if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
 						t.Fatalf("partition %d: %v", part, err)
 					}
-				}
-				if s, err := pd.lookup(params.Identity()); err != nil || s == nil || s.h.Shifted() != shiftH {
-					t.Fatalf("resident SRS %v (err %v): want H with shift table %v", s, err, shiftH)
+					s, err := pd.lookup(params.Identity())
+					if err != nil || s == nil || s.h.Shifted() != wantShifted(part) {
+						t.Fatalf("after partition %d: resident SRS %v (err %v): want H with shift table %v", part, s, err, wantShifted(part))
+					}
+					if mode == ShiftTableAuto && part == ShiftTableAutoAfter {
+						// The table built, freed for room; the next partition runs without it.
+						if got := pd.Breakdown().ShiftTables - built; got != 1 {
+							t.Fatalf("%d tables built, want 1", got)
+						}
+						if n := pd.dropAutoShiftTables(); n != 1 || s.h.Shifted() {
+							t.Fatalf("dropAutoShiftTables freed %d (H shifted: %v), want 1", n, s.h.Shifted())
+						}
+						wantShifted = func(int) bool { return false }
+					}
 				}
 				if err := pd.Evict(ctx, params.Identity()); err != nil {
 					t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -44,7 +45,8 @@ func runBench(ctx context.Context, args []string) error {
 	deviceEval := fs.Bool("device-eval", true, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there, so the host holds only w per partition (GPU devices only; --device-eval=false computes them on the host)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	paramsFile := fs.String("params-file", "", "keep the INSECURE parameters in this file: reused when it exists and fits the circuit (an error when it does not), else written there by a streamed setup that holds one chunk of points at a time, then loaded")
-	shiftH := fs.Bool("shift-table-h", false, shiftTableHUsage)
+	var shiftH shiftTableFlag
+	fs.Var(&shiftH, "shift-table-h", shiftTableHUsage)
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
@@ -57,7 +59,7 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	budget := int64(*budgetGiB * (1 << 30))
 	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
-		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate(), checkDeviceName(*deviceFlag), checkShiftTableH(*deviceFlag, *shiftH)); err != nil {
+		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate(), checkDeviceName(*deviceFlag), checkShiftTableH(*deviceFlag, shiftH.mode)); err != nil {
 		return &usageError{err}
 	}
 	workers, err := parseCounts("workers", *workersFlag, 1, engine.MaxWorkersPerDevice)
@@ -68,7 +70,7 @@ func runBench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, gpuDevs, err := selectDevices(*deviceFlag, *shiftH)
+	all, gpuDevs, err := selectDevices(*deviceFlag, shiftH.mode)
 	if err != nil {
 		return err
 	}
@@ -209,6 +211,10 @@ func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 			g.Name(), n, ms(b.Locked(), a.Locked()), ms(b.NTT, a.NTT), ms(b.Pointwise, a.Pointwise), ms(b.MSMH, a.MSMH),
 			ms(b.MSMA, a.MSMA), ms(b.MSMB1, a.MSMB1), ms(b.MSML, a.MSML), ms(b.MSMB2, a.MSMB2), ms(b.Upload, a.Upload),
 			ms(b.Evaluate, a.Evaluate))
+		if t := b.ShiftTables - a.ShiftTables; t > 0 {
+			fmt.Printf("%s: H shift tables built under the lock: %d in %s (not counted above)\n", g.Name(), t,
+				(b.ShiftTableBuild - a.ShiftTableBuild).Round(time.Millisecond))
+		}
 	}
 }
 
@@ -377,16 +383,14 @@ func (b *benchRun) do(ctx context.Context) error {
 		filepath.Join(b.out, "bench.trace.json"), filepath.Join(b.out, "bench.svg"))
 }
 
-// shiftTableHUsage is the --shift-table-h flag's help.
-const shiftTableHUsage = "GPUs keep a second table of H's bases, each times 2^128, for H's MSM: about 7 % fewer point additions there, for as much device memory again as H (12 GiB at 32 GiB PoRep) and seconds more to upload the parameters"
-
 // selectDevices returns the devices named by the --device flag: every GPU for "gpu", every GPU
-// or else the CPU for "auto", the CPU for "cpu"; shiftH asks the GPUs for H's shift table
-// (gpu.ProverDevice.SetShiftTableH).
+// or else the CPU for "auto", the CPU for "cpu"; shiftH says when the GPUs keep H's shift table
+// (gpu.ProverDevice.SetShiftTableH), and their decisions under gpu.ShiftTableAuto are logged to
+// standard output.
 //
 // The GPUs are returned twice: as prover devices, and as the closable devices holding their
 // memory, which the caller closes.
-func selectDevices(which string, shiftH bool) ([]prover.Device, []*gpu.ProverDevice, error) {
+func selectDevices(which string, shiftH gpu.ShiftTableMode) ([]prover.Device, []*gpu.ProverDevice, error) {
 	switch which {
 	case "cpu":
 		return []prover.Device{prover.CPU()}, nil, nil
@@ -395,6 +399,7 @@ func selectDevices(which string, shiftH bool) ([]prover.Device, []*gpu.ProverDev
 		if err == nil {
 			for _, g := range gpus {
 				g.SetShiftTableH(shiftH)
+				g.SetLogger(slog.New(slog.NewTextHandler(os.Stdout, nil)))
 			}
 			return prover.NewDevices(gpus...), gpus, nil
 		}

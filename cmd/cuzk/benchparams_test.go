@@ -47,20 +47,27 @@ func TestBenchParamsFile(t *testing.T) {
 		"--params-file")
 }
 
-// TestShiftTableHNeedsGPU: --shift-table-h with --device cpu is a usage error for bench and prove,
-// before any work.
+// TestShiftTableHNeedsGPU: --shift-table-h (bare, on or auto) with --device cpu is a usage error
+// for bench and prove, before any work, and so is a value other than off, on and auto.
 func TestShiftTableHNeedsGPU(t *testing.T) {
 	captureOutput(t)
 	ctx := context.Background()
 	dir := t.TempDir()
+	prove := func(flag string) []string {
+		return []string{"prove", "--device", "cpu", flag, "--params", filepath.Join(dir, "p.params"),
+			"--proof", filepath.Join(dir, "proof"), "--inputs-out", filepath.Join(dir, "inputs")}
+	}
 	for _, args := range [][]string{
 		benchArgs(filepath.Join(dir, "out"), "--shift-table-h"),
-		{"prove", "--device", "cpu", "--shift-table-h", "--params", filepath.Join(dir, "p.params"),
-			"--proof", filepath.Join(dir, "proof"), "--inputs-out", filepath.Join(dir, "inputs")},
+		benchArgs(filepath.Join(dir, "out"), "--shift-table-h=auto"),
+		benchArgs(filepath.Join(dir, "out"), "--shift-table-h=sometimes"),
+		prove("--shift-table-h"),
+		prove("--shift-table-h=on"),
+		prove("--shift-table-h=sometimes"),
 	} {
 		err := run(ctx, args)
-		require.ErrorContains(t, err, "--shift-table-h", args[0])
-		require.Equal(t, exitUsage, exitStatus(ctx, err), args[0])
+		require.ErrorContains(t, err, "shift-table-h", args)
+		require.Equal(t, exitUsage, exitStatus(ctx, err), args)
 	}
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)

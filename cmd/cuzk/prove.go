@@ -31,7 +31,8 @@ func runProve(ctx context.Context, args []string) error {
 	inputsPath := fs.String("inputs-out", "inputs.json", "output: the public inputs as JSON, in the directory of --proof")
 	force := fs.Bool("force", false, "replace existing output files")
 	deviceFlag := fs.String("device", "auto", "where to prove: auto (the first GPU when available, else CPU), cpu, or gpu")
-	shiftH := fs.Bool("shift-table-h", false, shiftTableHUsage)
+	var shiftH shiftTableFlag
+	fs.Var(&shiftH, "shift-table-h", shiftTableHUsage)
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func runProve(ctx context.Context, args []string) error {
 	if err := cf.validate(); err != nil {
 		return err
 	}
-	if err := errors.Join(checkDeviceName(*deviceFlag), checkShiftTableH(*deviceFlag, *shiftH)); err != nil {
+	if err := errors.Join(checkDeviceName(*deviceFlag), checkShiftTableH(*deviceFlag, shiftH.mode)); err != nil {
 		return err
 	}
 	if filepath.Dir(*proofPath) != filepath.Dir(*inputsPath) {
@@ -60,7 +61,7 @@ func runProve(ctx context.Context, args []string) error {
 		mode = prover.Unchecked
 	}
 
-	devs, gpus, err := selectDevices(*deviceFlag, *shiftH)
+	devs, gpus, err := selectDevices(*deviceFlag, shiftH.mode)
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,11 @@ func newBackend(cfg daemon.Config, fake bool, bf backendFlags, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, enginebackend.WithGPUs(devs...), enginebackend.WithShiftTableH(cfg.GPUs.ShiftTableH))
+	shiftH, err := gpu.ParseShiftTableMode(cfg.GPUs.ShiftTableH.String())
+	if err != nil {
+		return nil, fmt.Errorf("gpus.shift_table_h: %w", err)
+	}
+	opts = append(opts, enginebackend.WithGPUs(devs...), enginebackend.WithShiftTableH(shiftH))
 	eopts, err := engineOptions(cfg, len(devs) > 0)
 	if err != nil {
 		return nil, err

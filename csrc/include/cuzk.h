@@ -67,6 +67,9 @@ typedef struct {
   int32_t clock_khz;    /* SM clock */
   int32_t mem_clock_khz;
   int32_t mem_bus_bits;
+  uint64_t pool_free_mem; /* of free_mem, the bytes the memory pool holds unused: the largest
+                             scratch its MSMs and transforms have taken at once, less what they
+                             hold now */
 } cuzk_device_props_t;
 
 /* NTT options. The transform is A_k = Σ_j a_j·ω^(jk) with ω = gnark's
@@ -173,6 +176,9 @@ CUZK_API cuzk_error_t cuzk_bases_write_encoded(cuzk_bases_t *b, uint64_t off, co
  * 2^27 points); on failure b stays as it was. A second call does nothing;
  * cuzk_bases_write and cuzk_bases_write_encoded refuse bases with a table. */
 CUZK_API cuzk_error_t cuzk_bases_shift(cuzk_bases_t *b);
+/* cuzk_bases_unshift frees the shift table of G1 bases b, if any: later
+ * MSMs over b sum whole scalars again. No MSM over b may be in flight. */
+CUZK_API cuzk_error_t cuzk_bases_unshift(cuzk_bases_t *b);
 /* MSM Σ scalars[i]·bases[i] for i < n (n ≤ number of bases), result in
  * Jacobian form to out (144 or 288 bytes). */
 CUZK_API cuzk_error_t cuzk_msm_host(cuzk_bases_t *b, const void *scalars, uint64_t n, void *out);

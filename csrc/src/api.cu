@@ -76,7 +76,8 @@ cuzk_error_t cuzk_device_props(int32_t dev, cuzk_device_props_t* out) {
     size_t fr = 0, tot = 0;
     CUZK_CUDA(cudaMemGetInfo(&fr, &tot));
     out->total_mem = tot;
-    out->free_mem = fr + pool_unused_bytes(dev);
+    out->pool_free_mem = pool_unused_bytes(dev);
+    out->free_mem = fr + out->pool_free_mem;
     out->l2_bytes = p.l2CacheSize;
     out->major = p.major;
     out->minor = p.minor;
@@ -240,6 +241,17 @@ cuzk_error_t cuzk_bases_shift(cuzk_bases_t* b) {
     require(b != nullptr, "bases is NULL");
     set_device(b->dev);
     bases_shift(b);
+  });
+}
+
+cuzk_error_t cuzk_bases_unshift(cuzk_bases_t* b) {
+  return guard("free shift table", [&] {
+    require(b != nullptr, "bases is NULL");
+    if (!b->shifted) return;
+    set_device(b->dev);
+    void* q = b->shifted;
+    b->shifted = nullptr;
+    CUZK_CUDA(cudaFree(q));
   });
 }
 

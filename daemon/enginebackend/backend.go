@@ -44,7 +44,7 @@ type Option func(*config) error
 
 type config struct {
 	devices     []*gpu.Device
-	shiftH      bool
+	shiftH      gpu.ShiftTableMode
 	cache       *paramcache.Cache
 	insecure    bool
 	engineOpts  []engine.Option
@@ -67,11 +67,12 @@ func WithGPUs(devs ...*gpu.Device) Option {
 	}
 }
 
-// WithShiftTableH makes the GPUs keep a shift table of each circuit's H bases
-// (gpu.ProverDevice.SetShiftTableH): H's MSM about 6 % faster, for as much device memory again as
-// H and seconds more to upload the parameters.
-func WithShiftTableH(on bool) Option {
-	return func(c *config) error { c.shiftH = on; return nil }
+// WithShiftTableH says when the GPUs keep a shift table of a circuit's H bases
+// (gpu.ProverDevice.SetShiftTableH, default gpu.ShiftTableOff): H's MSM about 6 % faster, for as
+// much device memory again as H and seconds to build it. The GPUs log their
+// gpu.ShiftTableAuto decisions to the backend's logger.
+func WithShiftTableH(mode gpu.ShiftTableMode) Option {
+	return func(c *config) error { c.shiftH = mode; return nil }
 }
 
 // WithParamCache reads parameters from c (default: paramcache.Open(), the directory of
@@ -142,6 +143,7 @@ func New(opts ...Option) (*Backend, error) {
 	for i, d := range cfg.devices {
 		gpus[i] = gpu.NewProverDevice(d)
 		gpus[i].SetShiftTableH(cfg.shiftH)
+		gpus[i].SetLogger(cfg.log)
 	}
 	util := newUtilization(len(gpus), cfg.utilization)
 	eopts := append([]engine.Option(nil), cfg.engineOpts...)

@@ -1,0 +1,170 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+	"unsafe"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+)
+
+// ShiftTableMode says when a ProverDevice keeps a shift table of an SRS's H bases
+// (G1Bases.AddShiftTable): H's MSM, over 60 % of a PoRep partition's device time, then sums
+// about 12 pairs a scalar instead of 13, for 96 bytes a point more of device memory (12 GiB at a
+// 32 GiB PoRep partition's 2^27 − 1 points) and 128 doublings a point to build it (≈ 6 s at 2^27
+// on an H200).
+type ShiftTableMode uint32
+
+const (
+	// ShiftTableOff keeps no table.
+	ShiftTableOff ShiftTableMode = iota
+	// ShiftTableOn builds the table as each SRS is uploaded; an upload without room for the
+	// points and the table fails.
+	ShiftTableOn
+	// ShiftTableAuto builds the table once the device has run ShiftTableAutoAfter of H's MSMs
+	// over the SRS, when the workers' buffers and the memory pool that holds the MSMs' scratch
+	// have grown to their steady size, if the memory free outside that pool then holds the
+	// table and a quarter more (H's MSM takes larger buckets with it; the rest is margin). The
+	// build runs under the kernel lock. Such a table gives its memory back: it is freed when an
+	// SRS upload or a partition's buffers would not fit otherwise, and not built again for that
+	// SRS.
+	ShiftTableAuto
+)
+
+// ShiftTableAutoAfter is the number of H MSMs over an SRS after which ShiftTableAuto decides
+// on its table: by the third partition each of two workers has staged a partition while the
+// other's MSMs ran.
+const ShiftTableAutoAfter = 3
+
+// String returns "off", "on" or "auto".
+func (m ShiftTableMode) String() string {
+	switch m {
+	case ShiftTableOff:
+		return "off"
+	case ShiftTableOn:
+		return "on"
+	case ShiftTableAuto:
+		return "auto"
+	}
+	return fmt.Sprintf("ShiftTableMode(%d)", uint32(m))
+}
+
+// ParseShiftTableMode parses "off" or "false", "on" or "true", and "auto".
+func ParseShiftTableMode(s string) (ShiftTableMode, error) {
+	switch s {
+	case "off", "false":
+		return ShiftTableOff, nil
+	case "on", "true":
+		return ShiftTableOn, nil
+	case "auto":
+		return ShiftTableAuto, nil
+	}
+	return 0, fmt.Errorf("shift table %q: want off, on or auto", s)
+}
+
+// SetShiftTableH sets when this device keeps a shift table of an SRS's H bases (ShiftTableMode).
+// ShiftTableOn applies to SRS uploaded from now on; an SRS already resident keeps what it has.
+func (p *ProverDevice) SetShiftTableH(m ShiftTableMode) { p.shiftH.Store(uint32(m)) }
+
+// SetLogger makes the device log its ShiftTableAuto decisions to l (default: none). Call it
+// before the device proves.
+func (p *ProverDevice) SetLogger(l *slog.Logger) { p.log = l }
+
+func (p *ProverDevice) shiftMode() ShiftTableMode { return ShiftTableMode(p.shiftH.Load()) }
+
+// g1AffineBytes is the size of one G1 point on the device and of one entry of a shift table.
+const g1AffineBytes = uint64(unsafe.Sizeof(bls12381.G1Affine{}))
+
+// autoShiftNeed is the device memory free outside the pool that ShiftTableAuto asks for before
+// it builds a table of n points: the table and a quarter more (at 2^27 − 1 points 12 GiB and 3
+// GiB, of which H's larger buckets take 1.05).
+func autoShiftNeed(n int) uint64 {
+	table := uint64(n) * g1AffineBytes
+	return table + table/4
+}
+
+// afterHMSM counts an MSM over s's H bases; under ShiftTableAuto, at the ShiftTableAutoAfter-th
+// it builds H's table when the memory free outside the pool holds autoShiftNeed (the pool keeps
+// the most scratch the MSMs have taken at once, which they will take again). The caller holds
+// the kernel lock. A failed build is logged, not returned: the partition's MSMs are done and
+// correct.
+func (p *ProverDevice) afterHMSM(s *SRS) {
+	if p.shiftMode() != ShiftTableAuto || s.h == nil {
+		return
+	}
+	p.mu.Lock()
+	s.hMSMs++
+	due := s.hMSMs == ShiftTableAutoAfter
+	p.mu.Unlock()
+	if !due || s.h.Shifted() {
+		return
+	}
+	need := autoShiftNeed(s.h.Len())
+	props, err := p.dev.Properties()
+	if err != nil {
+		p.logf(slog.LevelWarn, "H shift table: device memory unknown; none built", s, "err", err)
+		return
+	}
+	free := props.FreeMem - props.PoolFreeMem
+	if free < need {
+		p.logf(slog.LevelInfo, "H shift table: not enough free device memory; none built", s,
+			"free_gib", gib(free), "pool_gib", gib(props.PoolFreeMem), "need_gib", gib(need))
+		return
+	}
+	start := time.Now()
+	if err := s.h.AddShiftTable(); err != nil {
+		p.logf(slog.LevelWarn, "H shift table: build failed; none kept", s, "err", err)
+		return
+	}
+	took := time.Since(start)
+	p.mu.Lock()
+	s.autoShift = true
+	p.times.ShiftTables++
+	p.times.ShiftTableBuild += took
+	p.mu.Unlock()
+	p.logf(slog.LevelInfo, "H shift table built", s, "points", s.h.Len(), "table_gib", gib(uint64(s.h.Len())*g1AffineBytes),
+		"free_before_gib", gib(free), "pool_gib", gib(props.PoolFreeMem), "took", took.Round(time.Millisecond))
+}
+
+// dropAutoShiftTables frees the tables ShiftTableAuto built (each once no MSM over it runs), so
+// that an allocation that lacks room may have it; it returns how many it freed.
+func (p *ProverDevice) dropAutoShiftTables() int {
+	p.mu.Lock()
+	var auto []*SRS
+	for _, s := range p.srs {
+		if s.autoShift {
+			s.autoShift = false
+			auto = append(auto, s)
+		}
+	}
+	p.mu.Unlock()
+	dropped := 0
+	for _, s := range auto {
+		if err := s.h.DropShiftTable(); err != nil {
+			p.logf(slog.LevelWarn, "H shift table: free failed", s, "err", err)
+			continue
+		}
+		dropped++
+		p.logf(slog.LevelInfo, "H shift table freed for room", s, "table_gib", gib(uint64(s.h.Len())*g1AffineBytes))
+	}
+	if dropped > 0 {
+		p.mu.Lock()
+		p.times.ShiftTablesDropped += dropped
+		p.mu.Unlock()
+	}
+	return dropped
+}
+
+// logf logs msg about s's table with args, when the device has a logger.
+func (p *ProverDevice) logf(level slog.Level, msg string, s *SRS, args ...any) {
+	if p.log == nil {
+		return
+	}
+	p.log.Log(context.Background(), level, msg, append([]any{"device", p.dev.Index(), "srs", s.id}, args...)...)
+}
+
+// gib returns b in GiB, rounded to 0.01.
+func gib(b uint64) float64 { return math.Round(float64(b)/(1<<30)*100) / 100 }

@@ -51,9 +51,12 @@
 // decoded into one of two 128 MiB host buffers while the other is copied to
 // its offset on the device, and the file's pages leave the resident set as
 // they land. Partitions are staged in device buffers of their own outside
-// the kernel lock and reuse them. SetShiftTableH(true) makes later uploads
-// keep a shift table of H's bases (2^128 times each point, G1Bases.AddShiftTable),
-// which makes H's MSM about 6 % faster for as much device memory again as H.
+// the kernel lock and reuse them. SetShiftTableH makes a device keep a shift
+// table of H's bases (2^128 times each point, G1Bases.AddShiftTable), which
+// makes H's MSM about 6 % faster for as much device memory again as H: built
+// at upload (ShiftTableOn), or after the first partitions where the memory
+// left free then holds it, and freed again when that memory is needed
+// (ShiftTableAuto).
 //
 // # Kernels
 //

@@ -130,7 +130,8 @@ func TestMSMWindowOverride(t *testing.T) {
 // TestMSMLongChunks runs MSMs of many random scalars over the bases P_(i mod 64) of 64 random
 // points: 2^24 for G1 and G2, enough pairs for the accumulation to give each thread about 64 of
 // them (run_chunk in csrc/src/msm.cuh) before its second round returns to 32, and 2^26 for G1,
-// about 256 a thread shortened to fill whole waves. The expected sum is computed independently:
+// about 256 a thread shortened to fill whole waves, the last wave's pairs in chunks of a quarter
+// of that (split_chunks). The expected sum is computed independently:
 // Σ_j (Σ_(i ≡ j mod 64) s_i)·P_j by gnark MultiExp over the 64 points.
 func TestMSMLongChunks(t *testing.T) {
 	d := testDevice(t)

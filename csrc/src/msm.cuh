@@ -291,7 +291,20 @@ struct part_src {
   __device__ __forceinline__ void add_to(xyzz_t<F>& acc, uint64_t i) const { acc.add(part[i]); }
 };
 
-// A chunk [tL, tL+L) of the sorted keys meets runs of three kinds: runs inside
+// run_chunks cuts M sorted pairs into count chunks: nlong chunks of L pairs,
+// then chunks of L2 ≤ L (the last wave's pairs in shorter chunks, so that the
+// threads still running at the end of the pass have less left to do).
+struct run_chunks {
+  uint64_t M, nlong, count;
+  uint32_t L, L2;
+  CUZK_HD uint64_t begin(uint64_t t) const { return t < nlong ? t * L : nlong * L + (t - nlong) * L2; }
+  CUZK_HD uint64_t end(uint64_t t) const {
+    const uint64_t e = begin(t) + (t < nlong ? L : L2);
+    return e < M ? e : M;
+  }
+};
+
+// A chunk [begin, end) of the sorted keys meets runs of three kinds: runs inside
 // it, whose sums are their buckets; the run across its start, begun in an
 // earlier chunk; and the run across its end, which goes on in the next. The
 // last two (one run where they are the same) leave partial sums for a later
@@ -299,15 +312,14 @@ struct part_src {
 
 // msm_split_count sets cnt[t] to the number of runs that cross chunk t's
 // bounds (0, 1 or 2) and cnt[nt] to 0 (the exclusive scan's total).
-__global__ void msm_split_count(const uint32_t* __restrict__ keys, uint64_t M, uint32_t L, uint32_t* __restrict__ cnt,
-                                uint64_t nt) {
-  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void msm_split_count(const uint32_t* __restrict__ keys, run_chunks C, uint32_t* __restrict__ cnt) {
+  const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, nt = C.count, M = C.M;
   if (t > nt) return;
   if (t == nt) {
     cnt[t] = 0;
     return;
   }
-  uint64_t b = t * L, e = min(M, b + L);
+  const uint64_t b = C.begin(t), e = C.end(t);
   bool head = b > 0 && keys[b - 1] == keys[b], tail = e < M && keys[e] == keys[e - 1];
   cnt[t] = (uint32_t)head + (uint32_t)tail - (uint32_t)(head && tail && keys[b] == keys[e - 1]);
 }
@@ -315,12 +327,12 @@ __global__ void msm_split_count(const uint32_t* __restrict__ keys, uint64_t M, u
 // msm_split_emit sums chunk t per run: a run inside the chunk into its bucket,
 // a run across the chunk's bounds into one (key, partial sum) at off[t] onwards.
 template <class F, class Src>
-__global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, Src src, uint64_t M, uint32_t L,
+__global__ void MSM_BOUNDS(F) msm_split_emit(const uint32_t* __restrict__ keys, Src src, run_chunks C,
                                const uint32_t* __restrict__ off, xyzz_t<F>* __restrict__ buckets,
-                               uint32_t* __restrict__ okeys, xyzz_t<F>* __restrict__ opart, uint64_t nt) {
-  uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= nt) return;
-  uint64_t b = t * L, e = min(M, b + L);
+                               uint32_t* __restrict__ okeys, xyzz_t<F>* __restrict__ opart) {
+  const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, M = C.M;
+  if (t >= C.count) return;
+  const uint64_t b = C.begin(t), e = C.end(t);
   uint32_t o = off[t];
   bool head = b > 0 && keys[b - 1] == keys[b];  // the current run began before the chunk
   uint32_t cur = keys[b];
@@ -494,6 +506,7 @@ class msm_t {
   static constexpr uint32_t TREE_FANIN = 4;        // points per thread in each level of a sum tree
   static constexpr uint32_t RUN_CHUNK = 32;        // pairs per thread in step 4 (run_chunk)
   static constexpr uint32_t RUN_CHUNK_MAX = 256;   // at most, doubling while that leaves LONG_THREADS threads
+  static constexpr uint32_t TAIL_DIV = 4;          // the last wave's pairs of long chunks go in chunks TAIL_DIV× shorter
   static constexpr uint64_t LONG_THREADS = 1u << 21;
   static constexpr uint32_t OWN_RUN_DIV = 4;       // pairs: summed whole only where no run is longer than L/OWN_RUN_DIV
   static constexpr uint32_t PER_RUN_MAX = 16;      // partial sums: a loop per run only where no run is longer than this
@@ -718,6 +731,23 @@ class msm_t {
     return (uint32_t)((M + waves * wave - 1) / (waves * wave));
   }
 
+  // split_chunks cuts M pairs into the chunks of a split pass: chunks of L = run_chunk(M)
+  // pairs, and where those are long (whole waves of them) the last wave's pairs in chunks of
+  // L/TAIL_DIV instead, TAIL_DIV waves of threads that each take a quarter of a long chunk's
+  // time: a pass's threads do not finish together (their runs and their loads differ), and
+  // the SMs left idle at its end wait for a quarter as long.
+  run_chunks split_chunks(uint64_t M) const {
+    run_chunks C{M, 0, 0, run_chunk(M), 0};
+    C.L2 = C.L;
+    const uint64_t tail = wave * C.L;
+    if (C.L > RUN_CHUNK) {
+      C.L2 = (C.L + TAIL_DIV - 1) / TAIL_DIV;
+      C.nlong = M > tail ? (M - tail) / C.L : 0;
+    }
+    C.count = C.nlong + (M - C.nlong * C.L + C.L2 - 1) / C.L2;
+    return C;
+  }
+
   // accumulate_runs sums the M valid pairs (keys, vals) into the buckets:
   // while runs may be long, every chunk of L = run_chunk(M) pairs is summed
   // per run (msm_split_emit), a run inside the chunk into its bucket, a run
@@ -742,9 +772,10 @@ class msm_t {
       uint64_t limit = aff ? L / OWN_RUN_DIV : (uint64_t)SPLIT_RUNS * L;
       maxrun = longest_run(K, M, limit);
       if (maxrun <= limit) break;
-      uint64_t nt = (M + L - 1) / L;
+      const run_chunks C = split_chunks(M);
+      const uint64_t nt = C.count;
       dbuf_t<uint32_t> cnt(nt + 1, s), off(nt + 1, s);
-      msm_split_count<<<blocks_for(nt + 1, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, M, L, cnt, nt);
+      msm_split_count<<<blocks_for(nt + 1, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(K, C, cnt);
       CUZK_LAUNCHED();
       size_t tb = 0;
       CUZK_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, tb, cnt.p, off.p, (int)(nt + 1), s));
@@ -756,7 +787,7 @@ class msm_t {
       dbuf_t<X> npart(total, s);
       auto emit = [&](auto src) {
         msm_split_emit<F, decltype(src)>
-            <<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, M, L, off, buckets, nkeys, npart, nt);
+            <<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(K, src, C, off, buckets, nkeys, npart);
       };
       if (aff)
         with_pairs(vals, emit);

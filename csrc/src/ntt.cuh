@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
 // bitrev_copy is the source of a plain bit reversal: the array itself.
 struct bitrev_copy {
   const fr_t* a;
-  CUZK_HD fr_t operator()(uint64_t i) const { return a[i]; }
+  CUZK_HD fr_t operator()(uint64_t i) const { return fr_t::load(a + i); }
 };
 
 // The bit reversal kernels set a_i = src(bitrev(i)) for every i < 2^log_n, in
@@ -456,10 +456,10 @@ __global__ void ntt_bitrev(fr_t* a, uint32_t log_n, Src src) {
   uint32_t j = __brev((uint32_t)i) >> (32 - log_n);
   if (i < j) {
     fr_t x = src(i), y = src(j);
-    a[i] = y;
-    a[j] = x;
+    fr_t::store(a + i, y);
+    fr_t::store(a + j, x);
   } else if (i == j) {
-    a[i] = src(i);
+    fr_t::store(a + i, src(i));
   }
 }
 
@@ -489,8 +489,8 @@ __global__ void __launch_bounds__(BITREV_THREADS) ntt_bitrev_tiles(fr_t* a, uint
   if (m != mr) B[y][x] = src(row | ((uint64_t)mr << b) | x);
   __syncthreads();
   // Position (y, mr, x) receives (h, m, l) with rev l = y, rev h = x.
-  a[row | ((uint64_t)mr << b) | x] = A[rx][ry];
-  if (m != mr) a[row | ((uint64_t)m << b) | x] = B[rx][ry];
+  fr_t::store(a + (row | ((uint64_t)mr << b) | x), A[rx][ry]);
+  if (m != mr) fr_t::store(a + (row | ((uint64_t)m << b) | x), B[rx][ry]);
 }
 
 // bitrev_launch is the bit reversal of 2^log_n elements: tiled, or one

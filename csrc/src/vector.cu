@@ -31,7 +31,7 @@ constexpr uint64_t COMPACT_MAX_N = 1ull << 32;
 __global__ void mul_pointwise(fr_t* __restrict__ a, const fr_t* __restrict__ b, uint64_t n) {
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (uint64_t)gridDim.x * blockDim.x) {
-    a[i] = a[i] * b[i];
+    fr_t::store(a + i, fr_t::load(a + i) * fr_t::load(b + i));
   }
 }
 
@@ -42,7 +42,7 @@ struct h_from_coefficients {
   const fr_t* t;
   const fr_t* c;
   fr_t z_inv;
-  __device__ fr_t operator()(uint64_t i) const { return (t[i] - c[i]) * z_inv; }
+  __device__ fr_t operator()(uint64_t i) const { return (fr_t::load(t + i) - fr_t::load(c + i)) * z_inv; }
 };
 
 // check_buf refuses a NULL buffer or one of fewer than n elements.
@@ -70,7 +70,7 @@ __global__ void compact_gather(const fr_t* __restrict__ src, const uint64_t* __r
   uint64_t word = mask[i >> 6];
   uint32_t bit = i & 63;
   if (!((word >> bit) & 1)) return;
-  dst[starts[i >> 6] + __popcll(word & ((1ull << bit) - 1))] = src[i];
+  fr_t::store(dst + starts[i >> 6] + __popcll(word & ((1ull << bit) - 1)), fr_t::load(src + i));
 }
 
 // mask_popcounts sets counts[w] to the number of bits set in mask word w.

@@ -28,6 +28,7 @@ typedef struct {
 	cuzk_error_t (*fr_compact)(cuzk_fr_buf_t *, uint64_t, const cuzk_fr_buf_t *, uint64_t, uint64_t, const uint64_t *, uint64_t *);
 	cuzk_error_t (*ntt_device)(cuzk_fr_buf_t *, uint64_t, uint32_t, const cuzk_ntt_cfg_t *);
 	cuzk_error_t (*ntt_host)(int32_t, void *, uint32_t, const cuzk_ntt_cfg_t *);
+	cuzk_error_t (*ntt_table)(int32_t, uint32_t);
 	cuzk_error_t (*bases_upload)(int32_t, int32_t, const void *, uint64_t, cuzk_bases_t **);
 	cuzk_error_t (*bases_free)(cuzk_bases_t *);
 	cuzk_error_t (*bases_alloc)(int32_t, int32_t, uint64_t, cuzk_bases_t **);
@@ -89,6 +90,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(fr_compact, "cuzk_fr_compact");
 	SYM(ntt_device, "cuzk_ntt_device");
 	SYM(ntt_host, "cuzk_ntt_host");
+	SYM(ntt_table, "cuzk_ntt_table");
 	// Resident matrices and compact witnesses.
 	SYM(matrix_upload, "cuzk_matrix_upload");
 	SYM(matrix_free, "cuzk_matrix_free");
@@ -153,6 +155,7 @@ static cuzk_error_t t_fr_compact(cuzk_table *t, uintptr_t dst, uint64_t doff, ui
 static cuzk_error_t t_ntt_device(cuzk_table *t, uintptr_t b, uint64_t off, uint32_t logn, const cuzk_ntt_cfg_t *c) {
 	return t->ntt_device((cuzk_fr_buf_t *)b, off, logn, c);
 }
+static cuzk_error_t t_ntt_table(cuzk_table *t, int32_t d, uint32_t logn) { return t->ntt_table(d, logn); }
 static cuzk_error_t t_ntt_host(cuzk_table *t, int32_t d, void *data, uint32_t logn, const cuzk_ntt_cfg_t *c) {
 	return t->ntt_host(d, data, logn, c);
 }
@@ -390,6 +393,10 @@ func (b *backend) nttDevice(dev int, h uintptr, off uint64, logN int, cfg *NTTCo
 func (b *backend) nttHost(dev int, data unsafe.Pointer, logN int, cfg *NTTConfig) error {
 	c := cfgToC(cfg)
 	return b.check(dev, C.t_ntt_host(b.t, C.int32_t(dev), data, C.uint32_t(logN), &c))
+}
+
+func (b *backend) nttTable(dev, logN int) error {
+	return b.check(dev, C.t_ntt_table(b.t, C.int32_t(dev), C.uint32_t(logN)))
 }
 
 func (b *backend) basesUpload(dev, group int, pts unsafe.Pointer, n uint64) (uintptr, error) {

@@ -25,6 +25,7 @@ func (b *backend) nttDevice(int, uintptr, uint64, int, *NTTConfig) error {
 	return ErrNotLoaded
 }
 func (b *backend) nttHost(int, unsafe.Pointer, int, *NTTConfig) error { return ErrNotLoaded }
+func (b *backend) nttTable(int, int) error                            { return ErrNotLoaded }
 func (b *backend) frUpload(int, uintptr, uint64, unsafe.Pointer, uint64) error {
 	return ErrNotLoaded
 }

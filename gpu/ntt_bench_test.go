@@ -15,11 +15,13 @@ import (
 // h's coefficients from it and the third vector — six transforms of 2^logN and the element-wise
 // steps. "steps" runs them a call each (quotientSteps, as prover/groth16.go does on a workspace
 // without the one call), "one-call" as Scalars.Groth16H (the product on the fifth transform's
-// last pass), each on the coset of 7 and of ω_{2n} (the prover's).
+// last pass), each on the coset of 7 and of ω_{2n} (the prover's); with the device's NTT table,
+// as a prover keeps it.
 func BenchmarkNTTQuotientChain(b *testing.B) {
 	d := testDevice(b)
 	ctx := context.Background()
 	maxLog := benchMaxLog(27)
+	keepNTTTable(b, d, maxLog)
 	sizes := []int{min(24, maxLog)}
 	if maxLog > 24 {
 		sizes = append(sizes, maxLog)

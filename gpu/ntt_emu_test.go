@@ -23,10 +23,10 @@ import (
 // need a C++17 compiler (g++) and skip without one.
 
 // nttEmuConfig is one build of the emulation: pass size, diagonal-table size and stages per
-// step in bits (CUZK_NTT_PASS_BITS, CUZK_NTT_DIAG_BITS, CUZK_NTT_RADIX_BITS). Small pass and
-// table sizes give several passes and the two-lookup diagonal at sizes the emulation runs
-// quickly.
-type nttEmuConfig struct{ passBits, diagBits, radixBits int }
+// step in bits (CUZK_NTT_PASS_BITS, CUZK_NTT_DIAG_BITS, CUZK_NTT_RADIX_BITS), and a run's full
+// diagonal table in bits (ntt_twiddles.full; 0 for none). Small pass and table sizes give
+// several passes and the two-lookup diagonal at sizes the emulation runs quickly.
+type nttEmuConfig struct{ passBits, diagBits, radixBits, fullLog int }
 
 var nttEmuBuilds sync.Map // nttEmuConfig → *nttEmuBuild
 
@@ -42,6 +42,7 @@ func nttEmu(t *testing.T, c nttEmuConfig) string {
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++ to build the host emulation of the kernels")
 	}
+	c.fullLog = 0 // a run's choice, not the build's
 	v, _ := nttEmuBuilds.LoadOrStore(c, &nttEmuBuild{})
 	b := v.(*nttEmuBuild)
 	b.once.Do(func() {
@@ -104,7 +105,11 @@ func runNTTEmu(t *testing.T, c nttEmuConfig, cases []nttEmuCase) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	require.NoError(t, os.WriteFile(in, b.Bytes(), 0o600))
-	msg, err := exec.Command(nttEmu(t, c), in, out).CombinedOutput()
+	args := []string{in, out}
+	if c.fullLog > 0 {
+		args = append(args, fmt.Sprint(c.fullLog))
+	}
+	msg, err := exec.Command(nttEmu(t, c), args...).CombinedOutput()
 	require.NoError(t, err, "%s", msg)
 	res, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -202,20 +207,25 @@ func nttHandoffCases(t *testing.T, c nttEmuConfig, maxLog int) []nttEmuCase {
 	return cases
 }
 
-// TestNTTEmulatedMatchesGnark runs the pass kernels on 2^1..2^12 (-short: 2^8, three builds) in the
+// TestNTTEmulatedMatchesGnark runs the pass kernels on 2^1..2^12 (-short: 2^8, five runs) in the
 // library's build (2^10-element blocks, radix-4 steps, one-lookup diagonals up to 2^18: one and
 // two passes), with radix-8 steps, and in builds that reach several passes and the two-lookup
 // diagonal at these sizes: 2^4- and 2^5-element blocks with one-lookup diagonals up to 2^3
 // (three passes at 2^12), 2^11-element blocks with diagonals up to 2^6; in the builds with the
-// two-lookup diagonal, also the quotient's transforms that hand the coset's row factor on.
+// two-lookup diagonal, also the quotient's transforms that hand the coset's row factor on. Two
+// runs take a full diagonal table of 2^12 elements (ω_{2^13}'s, so that the smaller sizes read it
+// with a shift): with 2^4-element blocks and diagonals up to 2^3, where n⁻¹ of an inverse rides
+// on the second diagonal's two-lookup table, and up to 2^8, where it rides on its one-lookup
+// table (-short: 2^3-element blocks and a table of 2^8, diagonals up to 2^3 and 2^5).
 func TestNTTEmulatedMatchesGnark(t *testing.T) {
 	maxLog := 12
-	configs := []nttEmuConfig{{10, 18, 2}, {10, 18, 3}, {4, 3, 2}, {5, 3, 3}, {11, 6, 3}}
+	configs := []nttEmuConfig{{10, 18, 2, 0}, {10, 18, 3, 0}, {4, 3, 2, 0}, {5, 3, 3, 0}, {11, 6, 3, 0}, {4, 3, 2, 12},
+		{4, 8, 2, 12}}
 	if testing.Short() {
-		maxLog, configs = 8, []nttEmuConfig{{10, 18, 2}, {4, 3, 2}, {5, 3, 3}}
+		maxLog, configs = 8, []nttEmuConfig{{10, 18, 2, 0}, {4, 3, 2, 0}, {5, 3, 3, 0}, {3, 3, 2, 8}, {3, 5, 2, 8}}
 	}
 	for _, c := range configs {
-		t.Run(fmt.Sprintf("pass%d-diag%d-radix%d", c.passBits, c.diagBits, 1<<c.radixBits), func(t *testing.T) {
+		t.Run(fmt.Sprintf("pass%d-diag%d-radix%d-full%d", c.passBits, c.diagBits, 1<<c.radixBits, c.fullLog), func(t *testing.T) {
 			cases := append(nttGnarkCases(t, maxLog), nttHandoffCases(t, c, maxLog)...)
 			if maxLog < 10 {
 				// The tiled bit reversal pairs distinct tiles from 2^10 on (none at 2^8 and 2^9).

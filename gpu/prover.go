@@ -52,13 +52,15 @@ type ProverDevice struct {
 	streamChunk int
 
 	shiftH atomic.Uint32 // a ShiftTableMode (SetShiftTableH)
-	log    *slog.Logger  // ShiftTableAuto's decisions (SetLogger); nil: none
+	log    *slog.Logger  // the decisions on tables (SetLogger); nil: none
 
-	mu     sync.Mutex
-	srs    map[string]*SRS
-	idle   []*workspace // device buffers of finished partitions, reused by the next ones
-	times  Breakdown
-	closed bool
+	mu            sync.Mutex
+	srs           map[string]*SRS
+	idle          []*workspace // device buffers of finished partitions, reused by the next ones
+	times         Breakdown
+	nttTable      nttTableState // the NTT table, decided at the first quotient (keepNTTTable)
+	nttTableBytes uint64        // its size while kept
+	closed        bool
 }
 
 // maxIdleWorkspaces bounds the idle workspaces kept for reuse: one per worker of the usual two.
@@ -525,7 +527,7 @@ func (p *ProverDevice) checkFits(srs *primitive.SRS, shiftH bool) error {
 		need += uint64(srs.Len(primitive.SectionH)) * g1AffineBytes
 	}
 	need += uint64(srs.Len(primitive.SectionBG2)) * uint64(unsafe.Sizeof(bls12381.G2Affine{}))
-	if need > props.FreeMem && p.dropAutoShiftTables() > 0 {
+	if need > props.FreeMem && p.dropAutoTables() > 0 {
 		if props, err = p.dev.Properties(); err != nil {
 			return err
 		}
@@ -584,6 +586,9 @@ func (p *ProverDevice) Close() error {
 	for _, ws := range idle {
 		errs = append(errs, ws.free())
 	}
+	if _, err := p.freeNTTTable(); err != nil {
+		errs = append(errs, err)
+	}
 	p.shapeMu.Lock()
 	for k, sh := range p.shapes {
 		errs = append(errs, sh.Close())
@@ -637,7 +642,7 @@ func (p *ProverDevice) Workspace(ctx context.Context, dims primitive.Dims) (prim
 		ws.free()
 	}
 	ws, err := p.allocWorkspace(dims)
-	if errors.Is(err, ErrOutOfMemory) && p.dropAutoShiftTables() > 0 {
+	if errors.Is(err, ErrOutOfMemory) && p.dropAutoTables() > 0 {
 		ws, err = p.allocWorkspace(dims)
 	}
 	if err != nil {
@@ -770,8 +775,10 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 }
 
 // RunQuotient implements primitive.QuotientRunner: the whole quotient in one device call
-// (Scalars.Groth16H); it counts the partition.
+// (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable); it counts the
+// partition.
 func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) error {
+	ws.p.keepNTTTable(logN)
 	a, b, err := ws.bufPair(primitive.BufA, primitive.BufB)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"math"
@@ -69,8 +68,8 @@ func ParseShiftTableMode(s string) (ShiftTableMode, error) {
 // ShiftTableOn applies to SRS uploaded from now on; an SRS already resident keeps what it has.
 func (p *ProverDevice) SetShiftTableH(m ShiftTableMode) { p.shiftH.Store(uint32(m)) }
 
-// SetLogger makes the device log its ShiftTableAuto decisions to l (default: none). Call it
-// before the device proves.
+// SetLogger makes the device log its decisions on the tables it keeps (ShiftTableAuto, the NTT
+// table) to l (default: none). Call it before the device proves.
 func (p *ProverDevice) SetLogger(l *slog.Logger) { p.log = l }
 
 func (p *ProverDevice) shiftMode() ShiftTableMode { return ShiftTableMode(p.shiftH.Load()) }
@@ -160,10 +159,7 @@ func (p *ProverDevice) dropAutoShiftTables() int {
 
 // logf logs msg about s's table with args, when the device has a logger.
 func (p *ProverDevice) logf(level slog.Level, msg string, s *SRS, args ...any) {
-	if p.log == nil {
-		return
-	}
-	p.log.Log(context.Background(), level, msg, append([]any{"device", p.dev.Index(), "srs", s.id}, args...)...)
+	p.logDevice(level, msg, append([]any{"srs", s.id}, args...)...)
 }
 
 // gib returns b in GiB, rounded to 0.01.

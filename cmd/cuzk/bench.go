@@ -194,7 +194,7 @@ func breakdowns(gpus []*gpu.ProverDevice) []gpu.Breakdown {
 // device time by stage — under the kernel lock the quotient's six NTTs, its element-wise steps
 // ("pointwise": the product on the coset, then h's coefficients fused with their bit reversal)
 // and the five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown
-// now less before.
+// now less before; then the tables the device keeps on its own.
 func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 	for i, g := range gpus {
 		b, a := g.Breakdown(), before[i]
@@ -214,6 +214,9 @@ func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 		if t := b.ShiftTables - a.ShiftTables; t > 0 {
 			fmt.Printf("%s: H shift tables built under the lock: %d in %s (not counted above)\n", g.Name(), t,
 				(b.ShiftTableBuild - a.ShiftTableBuild).Round(time.Millisecond))
+		}
+		if t := g.NTTTableBytes(); t > 0 {
+			fmt.Printf("%s: NTT table kept on the device: %.2f GiB\n", g.Name(), float64(t)/(1<<30))
 		}
 	}
 }

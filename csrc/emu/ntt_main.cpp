@@ -4,9 +4,11 @@
 // Build: g++ -std=c++17 -O1 -pthread [-DCUZK_NTT_PASS_BITS=b -DCUZK_NTT_DIAG_BITS=d -DCUZK_NTT_RADIX_BITS=r]
 //        -o ntt_emu ntt_main.cpp
 //
-//   ntt_emu IN OUT   IN: cases (uint64), then per case log_n, inverse, coset, in_bitrev,
+//   ntt_emu IN OUT [FULL_LOG]
+//                    IN: cases (uint64), then per case log_n, inverse, coset, in_bitrev,
 //                    out_bitrev, handoff (ntt_handoff) (uint64), the shift (4 uint64, zero for
-//                    gnark's 7), 2^log_n elements
+//                    gnark's 7), 2^log_n elements; FULL_LOG (1..20): with a full diagonal
+//                    table of 2^FULL_LOG elements (ntt_twiddles.full, ntt.cu's ntt_full_table)
 //
 // OUT is "OK  " then every case's transformed elements, one case after another.
 #include "cuda_emu.h"
@@ -32,13 +34,14 @@ static const fr_t* scaled_table(std::map<uint32_t, std::vector<fr_t>>& m, const 
 }
 
 // host_twiddles owns the tables of one root (ntt.cu's make_twiddles) and its
-// low and high tables scaled by n⁻¹ (ntt.cu's inverse_scaled and psi_inverse_scaled).
+// low, high and diagonal tables scaled by n⁻¹ (ntt.cu's inverse_scaled and psi_inverse_scaled).
 struct host_twiddles {
   std::vector<fr_t> lo, hi, diag, diag2;
-  std::map<uint32_t, std::vector<fr_t>> lo_scaled, hi_scaled;
-  ntt_twiddles T;
+  std::map<uint32_t, std::vector<fr_t>> lo_scaled, hi_scaled, diag_scaled;
+  ntt_twiddles T{};
   const fr_t* scaled(uint32_t log_n) { return scaled_table(lo_scaled, lo, log_n); }
   const fr_t* hi_scaled_for(uint32_t log_n) { return scaled_table(hi_scaled, hi, log_n); }
+  const fr_t* diag_scaled_for(uint32_t log_n) { return scaled_table(diag_scaled, diag, log_n); }
   explicit host_twiddles(const fr_t& w) {
     pow_table_host(w, lo, hi);
     diag.resize(size_t(1) << DIAG_BITS);
@@ -69,11 +72,21 @@ static uint64_t read_u64(std::ifstream& f) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) return 2;
+  if (argc != 3 && argc != 4) return 2;
   std::ifstream f(argv[1], std::ios::binary);
   std::ofstream o(argv[2], std::ios::binary);
   const fr_t w = ntt_root();
   host_twiddles om(w), omi(w.inverse());
+  omi.T.inverse = true;
+  std::vector<fr_t> full;  // ntt.cu's ntt_full_table: ω_{2^(full_log+1)}^x, x < 2^full_log
+  if (argc == 4) {
+    const uint32_t full_log = (uint32_t)std::stoul(argv[3]);
+    if (full_log < 1 || full_log > 20) return 2;
+    full.resize(size_t(1) << full_log);
+    for (uint32_t x = 0; x < full.size(); x++) full[x] = pow_lookup(om.T.pow, x << (NTT_ROOT_LOG - full_log - 1));
+    om.T.full = omi.T.full = full.data();
+    om.T.full_log = omi.T.full_log = full_log;
+  }
   std::vector<std::unique_ptr<host_coset>> cosets;
   std::vector<fr_t> shifts;
   o << "OK  ";
@@ -111,7 +124,12 @@ int main(int argc, char** argv) {
       v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
       v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
     }
-    if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = omi.scaled(log_n);
+    if (ntt_diag_scales_inverse(log_n, inv, coset)) {
+      if (ntt_inverse_scale(omi.T, log_n) == SCALE_DIAG)
+        v.omega_inv_diag_scaled = omi.diag_scaled_for(log_n);
+      else
+        v.omega_inv_scaled = omi.scaled(log_n);
+    }
     const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v, (ntt_handoff)handoff);
     for (uint32_t pi = 0; pi < P.np; pi++) {
       const ntt_launch& l = P.pass[pi];

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 12
+#define CUZK_ABI_VERSION 13
 
 /* Error codes. */
 enum {
@@ -139,6 +139,14 @@ CUZK_API cuzk_error_t cuzk_fr_compact(cuzk_fr_buf_t *dst, uint64_t dst_off, cons
 CUZK_API cuzk_error_t cuzk_ntt_device(cuzk_fr_buf_t *buf, uint64_t off, uint32_t log_n, const cuzk_ntt_cfg_t *cfg);
 /* NTT of size 2^log_n in place on host memory (copied in and out). */
 CUZK_API cuzk_error_t cuzk_ntt_host(int32_t dev, void *data, uint32_t log_n, const cuzk_ntt_cfg_t *cfg);
+/* cuzk_ntt_table makes device dev keep a table of the twiddle factors
+ * between the first two passes of every transform of 2^21 … 2^log_n
+ * (2^min(log_n, 27) elements of 32 bytes: 4 GiB at 2^27), which they then
+ * read in one lookup instead of computing each from two lookups and a
+ * product. A table that covers log_n already stays; a smaller one is
+ * replaced. log_n = 0 frees it, once the transforms enqueued with it have
+ * run (the call synchronises the device). */
+CUZK_API cuzk_error_t cuzk_ntt_table(int32_t dev, uint32_t log_n);
 
 /* Resident bases: upload n affine points (group 1 or 2). */
 CUZK_API cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void *points, uint64_t n, cuzk_bases_t **out);

@@ -178,6 +178,13 @@ cuzk_error_t cuzk_ntt_host(int32_t dev, void* data, uint32_t log_n, const cuzk_n
   });
 }
 
+cuzk_error_t cuzk_ntt_table(int32_t dev, uint32_t log_n) {
+  return guard("ntt table", [&] {
+    set_device(dev);
+    ntt_full_table(dev, log_n);
+  });
+}
+
 cuzk_error_t cuzk_bases_upload(int32_t dev, int32_t group, const void* points, uint64_t n, cuzk_bases_t** out) {
   return guard("upload bases", [&] {
     require(out != nullptr, "out is NULL");

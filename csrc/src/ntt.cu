@@ -1,5 +1,6 @@
 // The NTT entry point (ntt_run) and the twiddle tables it uses, built per
-// device on first use and kept for the life of the process.
+// device on first use and kept for the life of the process, but for the full
+// diagonal table, which a caller builds and frees (ntt_full_table).
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -12,13 +13,19 @@ namespace cuzk {
 static_assert(NTT_ROOT_LOG == NTT_MAX_LOG, "the twiddle tables must cover the largest transform");
 
 // device_tables are one device's twiddles of ω = ω_{2^28} and ω⁻¹ and the
-// coset powers of the shifts used so far.
+// coset powers of the shifts used so far. mu is held while a transform is
+// planned and enqueued, so that the full table is freed only after every
+// transform that reads it has been enqueued (and has run: ntt_full_table
+// synchronises the device first).
 struct device_tables {
   std::mutex mu;
   bool ready = false;
   ntt_twiddles omega{}, omega_inv{};
-  const fr_t* omega_inv_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω^(−i), i < 2^14, per log_n (built on first use)
-  const fr_t* psi_inv_scaled[NTT_ROOT_LOG + 1] = {};    // n⁻¹·ω_{2^14}^(−i), i < 2^14, per log_n (likewise)
+  fr_t* full = nullptr;  // ntt_twiddles.full, 2^full_log elements, or none
+  uint32_t full_log = 0;
+  const fr_t* omega_inv_scaled[NTT_ROOT_LOG + 1] = {};       // n⁻¹·ω^(−i), i < 2^14, per log_n (built on first use)
+  const fr_t* omega_inv_diag_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω_{2^DIAG_BITS}^(−x), per log_n (likewise)
+  const fr_t* psi_inv_scaled[NTT_ROOT_LOG + 1] = {};         // n⁻¹·ω_{2^14}^(−i), i < 2^14, per log_n (likewise)
   std::vector<coset_tables> cosets;
   std::vector<void*> allocations;  // owned device tables, freed never (process lifetime)
 };
@@ -36,11 +43,16 @@ static device_tables& tables_for(int dev) {
 }
 
 // ntt_fill_diag writes a diagonal table, out[x] = ω_{2^log_order}^x for x <
-// 2^log_order, from the power table T of ω_{2^28}: ntt_twiddles.diag
-// (log_order = DIAG_BITS) or diag2 (DIAG_BITS + 1).
-__global__ void ntt_fill_diag(fr_t* __restrict__ out, pow_table T, uint32_t log_order) {
+// 2^log_count, from the power table T of ω_{2^28}: ntt_twiddles.diag
+// (log_order = log_count = DIAG_BITS), diag2 (both DIAG_BITS + 1) or full
+// (log_order = full_log + 1, log_count = full_log).
+__global__ void ntt_fill_diag(fr_t* __restrict__ out, pow_table T, uint32_t log_order, uint32_t log_count) {
   uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x < (1u << log_order)) out[x] = pow_lookup(T, x << (NTT_ROOT_LOG - log_order));
+  if (x < (1u << log_count)) fr_t::store(out + x, pow_lookup(T, x << (NTT_ROOT_LOG - log_order)));
+}
+
+static unsigned elementwise_blocks(uint32_t log_count) {
+  return (unsigned)(((1ull << log_count) + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS);
 }
 
 static void* upload_table(device_tables& c, const std::vector<fr_t>& h) {
@@ -67,22 +79,25 @@ static ntt_twiddles make_twiddles(device_tables& c, const fr_t& w) {
     const uint32_t log_order = DIAG_BITS + i;
     d[i] = (fr_t*)device_malloc(sizeof(fr_t) << log_order);
     c.allocations.push_back(d[i]);
-    ntt_fill_diag<<<((1u << log_order) + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS, ELEMENTWISE_THREADS>>>(
-        d[i], t.pow, log_order);
+    ntt_fill_diag<<<elementwise_blocks(log_order), ELEMENTWISE_THREADS>>>(d[i], t.pow, log_order, log_order);
     CUZK_LAUNCHED();
   }
   CUZK_CUDA(cudaDeviceSynchronize());
   t.diag = d[0];
   t.diag2 = d[1];
+  t.full = nullptr;
+  t.full_log = 0;
+  t.inverse = false;
   return t;
 }
 
-static void ntt_tables(device_tables& c, ntt_twiddles* omega, ntt_twiddles* omega_inv) {
-  std::lock_guard<std::mutex> g(c.mu);
+// ntt_tables builds dev's twiddles on first use; c.mu is held.
+static void ntt_tables(device_tables& c) {
   if (!c.ready) {
     const fr_t w = ntt_root();
     c.omega = make_twiddles(c, w);
     c.omega_inv = make_twiddles(c, w.inverse());
+    c.omega_inv.inverse = true;
     // A pass block of 2^11 elements needs more than the default 48 KiB.
     const int smem = (int)(((1u << PASS_BITS) + (1u << PASS_BITS) / 2) * sizeof(fr_t));
     CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -90,8 +105,33 @@ static void ntt_tables(device_tables& c, ntt_twiddles* omega, ntt_twiddles* omeg
     CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     c.ready = true;
   }
-  *omega = c.omega;
-  *omega_inv = c.omega_inv;
+}
+
+void ntt_full_table(int dev, uint32_t log_n) {
+  require(log_n <= NTT_MAX_LOG, "ntt table: log_n must be at most 28, got " + std::to_string(log_n));
+  const uint32_t want = log_n < (uint32_t)NTT_ROOT_LOG ? log_n : NTT_ROOT_LOG - 1;  // ω_{2^(want+1)} ≤ ω_{2^28}
+  device_tables& c = tables_for(dev);
+  std::lock_guard<std::mutex> g(c.mu);
+  if (log_n != 0 && c.full && c.full_log >= want) return;
+  if (c.full) {
+    fr_t* old = c.full;
+    c.full = nullptr;
+    c.full_log = 0;
+    CUZK_CUDA(cudaDeviceSynchronize());  // the transforms enqueued with it have run
+    CUZK_CUDA(cudaFree(old));
+  }
+  if (log_n == 0) return;
+  ntt_tables(c);
+  fr_t* t = (fr_t*)device_malloc(sizeof(fr_t) << want);
+  ntt_fill_diag<<<elementwise_blocks(want), ELEMENTWISE_THREADS>>>(t, c.omega.pow, want + 1, want);
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    cudaFree(t);
+    throw_cuda(e, "ntt_fill_diag", __FILE__, __LINE__);
+  }
+  c.full = t;
+  c.full_log = want;
 }
 
 // scaled_table fills slot, once, with n⁻¹ times the low (x^i) or, with high, the high
@@ -108,22 +148,32 @@ static const fr_t* scaled_table(device_tables& c, const fr_t*& slot, const fr_t&
   return slot;
 }
 
-// inverse_scaled returns the low table n⁻¹·ω^(−i) of n = 2^log_n (ntt_diag_scales_inverse).
-static const fr_t* inverse_scaled(device_tables& c, uint32_t log_n) {
-  std::lock_guard<std::mutex> g(c.mu);
-  return scaled_table(c, c.omega_inv_scaled[log_n], ntt_root().inverse(), false, log_n);
+// inverse_scaled returns the table that carries n⁻¹ for an inverse of n = 2^log_n without
+// coset (ntt_inverse_scale): the low power table n⁻¹·ω^(−i), or the one-lookup diagonal
+// n⁻¹·ω_{2^DIAG_BITS}^(−x), built on the host; c.mu is held.
+static const fr_t* inverse_scaled(device_tables& c, const ntt_twiddles& T, uint32_t log_n) {
+  if (ntt_inverse_scale(T, log_n) == SCALE_POW_LO)
+    return scaled_table(c, c.omega_inv_scaled[log_n], ntt_root().inverse(), false, log_n);
+  const fr_t*& slot = c.omega_inv_diag_scaled[log_n];
+  if (!slot) {
+    std::vector<fr_t> t(size_t(1) << DIAG_BITS);
+    fr_t step = ntt_root().inverse();  // ω_{2^28}^(−1) → ω_{2^DIAG_BITS}^(−1)
+    for (int i = DIAG_BITS; i < NTT_ROOT_LOG; i++) step = step.sqr();
+    t[0] = ntt_size_inverse(log_n);
+    for (size_t x = 1; x < t.size(); x++) t[x] = t[x - 1] * step;
+    slot = (const fr_t*)upload_table(c, t);
+  }
+  return slot;
 }
 
 // psi_inverse_scaled returns the row table n⁻¹·ω_{2^14}^(−i) of n = 2^log_n (the inverse
-// transform on the coset ntt_psi(log_n)).
+// transform on the coset ntt_psi(log_n)); c.mu is held.
 static const fr_t* psi_inverse_scaled(device_tables& c, uint32_t log_n) {
-  std::lock_guard<std::mutex> g(c.mu);
   return scaled_table(c, c.psi_inv_scaled[log_n], ntt_root().inverse(), true, log_n);
 }
 
-// coset_for returns the tables of shift, with inv_scaled[log_n] built.
+// coset_for returns the tables of shift, with inv_scaled[log_n] built; c.mu is held.
 static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_n) {
-  std::lock_guard<std::mutex> g(c.mu);
   size_t i = 0;
   while (i < c.cosets.size() && !(c.cosets[i].shift == shift)) i++;
   if (i == c.cosets.size()) {
@@ -142,8 +192,11 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
              ntt_handoff handoff) {
   require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
   device_tables& c = tables_for(dev);
-  ntt_twiddles om, omi;
-  ntt_tables(c, &om, &omi);
+  std::lock_guard<std::mutex> g(c.mu);  // until the passes are enqueued: ntt_full_table
+  ntt_tables(c);
+  ntt_twiddles om = c.omega, omi = c.omega_inv;
+  om.full = omi.full = c.full;
+  om.full_log = omi.full_log = c.full_log;
   bool zero_shift = true;
   for (int i = 0; i < 4; i++) zero_shift &= cfg.shift[i] == 0;
   const bool inv = cfg.inverse != 0, coset = cfg.coset != 0;
@@ -166,7 +219,10 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
       v.coset_inv_scaled = pow_table{ct.inv_scaled[log_n], ct.inv.hi};
     }
   }
-  if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = inverse_scaled(c, log_n);
+  if (ntt_diag_scales_inverse(log_n, inv, coset)) {
+    const fr_t* t = inverse_scaled(c, omi, log_n);
+    (ntt_inverse_scale(omi, log_n) == SCALE_DIAG ? v.omega_inv_diag_scaled : v.omega_inv_scaled) = t;
+  }
   const bool in_br = cfg.in_bitrev != 0, out_br = cfg.out_bitrev != 0;
   require(handoff == HANDOFF_NONE || ntt_handoff_fits(log_n), "ntt: no row-factor handoff at this size");
   require(handoff != HANDOFF_TO_COSET || (inv && !coset && !in_br && out_br),

@@ -19,8 +19,10 @@
 // diagonal on a store (in DIF that of its own pass, in DIT that of the pass
 // launched next), the coset shift g^j on the load of the transform's first
 // pass and n⁻¹ (times g^(−j) on a coset) on the store of its last pass — or,
-// without coset, in the table of the diagonal of the whole array; a pass
-// never needs two of them on the same side. A bit reversal, when the
+// without coset, in the table of a twiddle diagonal; a pass never needs two
+// of them on the same side. The diagonal of the whole array takes two lookups
+// and a product, or one lookup where the device keeps a table of its own
+// (ntt_twiddles.full). A bit reversal, when the
 // requested order asks for one, follows as a kernel of its own
 // (ntt_bitrev_tiles).
 //
@@ -97,11 +99,21 @@ struct pow_table {
 // twiddle diagonal of a sub-transform of size ≤ 2^DIAG_BITS, and diag2[x] =
 // ω_{2^(DIAG_BITS+1)}^x for x < 2^(DIAG_BITS+1) (16 MiB), which serves the
 // diagonals of the ω_{2n} coset (ntt_psi) up to the same size.
+//
+// full, when a device has one (optional: 32·2^full_log bytes, 4 GiB for
+// 2^27), holds full[x] = ω_{2^(full_log+1)}^x for x < 2^full_log, the forward
+// root's powers in both directions' twiddles: ω^(x + 2^full_log) = −full[x],
+// and the inverse reads ω^(−x) = ω^(2^(full_log+1) − x). It serves the
+// twiddle diagonal of the whole array in one lookup instead of two and a
+// product (ntt_full_serves).
 constexpr int DIAG_BITS = CUZK_NTT_DIAG_BITS;
 struct ntt_twiddles {
   pow_table pow;
   const fr_t* diag;
   const fr_t* diag2;
+  const fr_t* full;
+  uint32_t full_log;
+  bool inverse;  // the powers are ω⁻¹'s: full's exponents are negated
 };
 
 // coset_tables are the powers of one coset shift g and of its inverse, and
@@ -166,7 +178,9 @@ __device__ __forceinline__ fr_t pow_lookup(const pow_table& t, uint32_t e) {
 // ntt_factor is the element-wise factor a pass applies to its elements on
 // load or on store: none, a constant c, the element of another array at the
 // same position (lo[pos]), or a table entry f(x) = lo[x mod 2^lo_bits]·hi[x >>
-// lo_bits] (one product, none when x < 2^lo_bits), where x is
+// lo_bits] (one product, none when x < 2^lo_bits; with hi null, the full
+// table's half: lo[x mod 2^lo_bits] negated when bit lo_bits of x is set, x
+// taken mod 2^(lo_bits+1) through hi_mask = 1), where x is
 //   - GRID: (i0·mi + ai)·(r·mk + ak) << shift for the element at position pos
 //     seen by the pass whose sub-problems have 2^log_m elements and whose
 //     K-point DFTs 2^k rows: offset pos mod 2^log_m = i1·2^(log_m−k) + i0
@@ -180,6 +194,7 @@ __device__ __forceinline__ fr_t pow_lookup(const pow_table& t, uint32_t e) {
 enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_ARRAY, FACTOR_GRID, FACTOR_INDEX };
 struct ntt_factor {
   uint32_t kind, shift, lo_bits;
+  uint32_t hi_mask = ~0u;
   uint32_t mi, ai, mk, ak;  // GRID's exponent
   uint32_t log_m, k;        // GRID's pass: sub-problems of 2^log_m elements, DFTs of 2^k rows
   bool bitrev;
@@ -194,11 +209,12 @@ enum ntt_diag_odd : uint32_t { ODD_NONE, ODD_K1, ODD_I0 };
 
 // diag_factor is the twiddle diagonal ω_M^(i0·k1) of a pass of k stages on
 // sub-transforms of size M = 2^log_m, from T: one lookup in T.diag for M ≤
-// 2^DIAG_BITS, else two lookups in the power table and a product. With odd it is the diagonal on
-// the ω_{2n} coset, ω_{2M}^(i0·(2k1+1)) (ODD_K1) or ω_{2M}^((2i0+1)·k1)
-// (ODD_I0), an exponent below 2M: one lookup in T.diag2 for M ≤ 2^DIAG_BITS,
-// else two lookups and a product (log_m < NTT_ROOT_LOG).
-inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m, uint32_t k, uint32_t odd) {
+// 2^DIAG_BITS, one in T.full with full (ntt_full_serves), else two lookups in
+// the power table and a product. With odd it is the diagonal on the ω_{2n}
+// coset, ω_{2M}^(i0·(2k1+1)) (ODD_K1) or ω_{2M}^((2i0+1)·k1) (ODD_I0), an
+// exponent below 2M: one lookup in T.diag2 for M ≤ 2^DIAG_BITS, likewise
+// otherwise (log_m < NTT_ROOT_LOG).
+inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m, uint32_t k, uint32_t odd, bool full) {
   ntt_factor f{};
   f.kind = FACTOR_GRID;
   f.log_m = log_m;
@@ -209,7 +225,19 @@ inline ntt_factor diag_factor(const ntt_twiddles& T, uint32_t log_m, uint32_t k,
   f.mk = odd == ODD_K1 ? 2 : 1;
   f.ak = odd == ODD_K1 ? 1 : 0;
   const uint32_t log_order = odd == ODD_NONE ? log_m : log_m + 1;  // the root's: ω_M or ω_{2M}
-  if (log_m <= DIAG_BITS) {
+  if (full && log_m > DIAG_BITS) {
+    // The inverse's exponent −x: (i0·mi + ai) negated mod 2^32 negates the product, and
+    // hi_mask takes it mod 2^(full_log+1).
+    if (T.inverse) {
+      f.mi = 0u - f.mi;
+      f.ai = 0u - f.ai;
+    }
+    f.shift = T.full_log + 1 - log_order;
+    f.lo_bits = T.full_log;
+    f.hi_mask = 1;
+    f.lo = T.full;
+    f.hi = nullptr;
+  } else if (log_m <= DIAG_BITS) {
     f.shift = DIAG_BITS - log_m;
     f.lo_bits = DIAG_BITS + (odd == ODD_NONE ? 0 : 1);
     f.lo = f.hi = odd == ODD_NONE ? T.diag : T.diag2;
@@ -303,9 +331,9 @@ struct ntt_block {
       } else {
         ex = F.bitrev ? (__brev((uint32_t)pos) >> (32 - p->log_n)) : (uint32_t)pos;
       }
-      const uint32_t hi = ex >> F.lo_bits;
+      const uint32_t hi = (ex >> F.lo_bits) & F.hi_mask;
       f = fr_t::load(F.lo + (ex & ((1u << F.lo_bits) - 1)));
-      if (hi != 0) f = f * fr_t::load(F.hi + hi);
+      if (hi != 0) f = F.hi ? f * fr_t::load(F.hi + hi) : f.neg();
     }
     return x * f;
   }
@@ -574,6 +602,16 @@ inline uint32_t pass_bits(uint32_t log_n, uint32_t p) {
   return log_n / np + (p < log_n % np ? 1 : 0);
 }
 
+// ntt_full_serves says whether the twiddle diagonal of the whole array of a
+// transform of 2^log_n takes one lookup in T.full: the table is there and
+// long enough for the ω_{2n} coset's exponents (log_n ≤ full_log), the
+// diagonal is larger than the one-lookup table, and the transform has at
+// least three passes, so that an inverse's n⁻¹ has a second diagonal to
+// ride on (the full table is not scaled: both directions share it).
+inline bool ntt_full_serves(const ntt_twiddles& T, uint32_t log_n) {
+  return T.full != nullptr && log_n <= T.full_log && log_n > (uint32_t)DIAG_BITS && pass_count(log_n) >= 3;
+}
+
 // row_factor is the factor tab[x << (POW_BITS − 1 − k)] of the element in row
 // i1 of a pass of k stages on sub-problems of 2^log_m elements, x = i1 or with
 // bitrev its reversal over k bits: with tab = ω.pow.hi (ω_{2^14}^y), ω_{2K}^x
@@ -625,25 +663,28 @@ enum ntt_psi_mode : uint32_t { PSI_NONE, PSI_PRE, PSI_POST };
 // diagonals ride on the stores of the other passes: DIF pass p's (p < np − 1)
 // as pass p writes, and in DIT, where pass p + 1 runs just before pass p, as
 // pass p + 1 writes (on the loads of pass p, as before, the DIT transforms
-// were 0.4–1.0 ms slower at 2^27). scaled_lo, when given, replaces T.pow.lo
-// in the two-lookup diagonal of the whole array (s0 = 0, log_n > DIAG_BITS):
-// a low table c·ω^i scales every element by c. psi makes the diagonals those
-// of the ω_{2n} coset: the first pass's (PSI_PRE) or every pass's (PSI_POST).
+// were 0.4–1.0 ms slower at 2^27). The whole array's diagonal takes one
+// lookup in T.full when ntt_full_serves. scaled, when given, replaces the low
+// table of the diagonal of the whole array, or of the second DIF pass's when
+// T.full serves the first (ntt_inverse_scale says which table that is): a
+// table c·ω^i scales every element by c. psi makes the diagonals those of the
+// ω_{2n} coset: the first pass's (PSI_PRE) or every pass's (PSI_POST).
 inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, const ntt_twiddles& T,
-                              const ntt_factor& first_load, const ntt_factor& last_store,
-                              const fr_t* scaled_lo, ntt_psi_mode psi) {
+                              const ntt_factor& first_load, const ntt_factor& last_store, const fr_t* scaled,
+                              ntt_psi_mode psi) {
   ntt_plan P;
   const bool dit = in_bitrev;
   const uint32_t np = pass_count(log_n);
   uint32_t ks[(NTT_ROOT_LOG + PASS_BITS - 1) / PASS_BITS];
   for (uint32_t p = 0; p < np; p++) ks[p] = pass_bits(log_n, p);
   const ntt_factor none{};
+  const bool full = ntt_full_serves(T, log_n);
   // diag[p] is DIF pass p's twiddle diagonal (none for the last, whose sub-problems are its DFTs).
   ntt_factor diag[(NTT_ROOT_LOG + PASS_BITS - 1) / PASS_BITS];
   for (uint32_t p = 0, s0 = 0; p < np; s0 += ks[p], p++) {
     const uint32_t odd = psi == PSI_POST || (psi == PSI_PRE && s0 == 0) ? (psi == PSI_PRE ? ODD_K1 : ODD_I0) : ODD_NONE;
-    diag[p] = p + 1 < np ? diag_factor(T, log_n - s0, ks[p], odd) : none;
-    if (scaled_lo && s0 == 0 && p + 1 < np && log_n > DIAG_BITS) diag[p].lo = scaled_lo;
+    diag[p] = p + 1 < np ? diag_factor(T, log_n - s0, ks[p], odd, full && s0 == 0) : none;
+    if (scaled && p == (full ? 1u : 0u) && p + 1 < np) diag[p].lo = scaled;
   }
   P.np = np;
   for (uint32_t pi = 0; pi < np; pi++) {
@@ -678,7 +719,8 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
 // pointers, or host ones in csrc/emu).
 struct ntt_tables_view {
   ntt_twiddles omega, omega_inv;
-  const fr_t* omega_inv_scaled;  // n⁻¹·ω^(−i), i < 2^14: when ntt_diag_scales_inverse
+  const fr_t* omega_inv_scaled;       // n⁻¹·ω^(−i), i < 2^14: when ntt_inverse_scale is SCALE_POW_LO
+  const fr_t* omega_inv_diag_scaled;  // n⁻¹·ω_{2^DIAG_BITS}^(−x): when ntt_inverse_scale is SCALE_DIAG
   pow_table coset_fwd;           // g^i (forward coset)
   pow_table coset_inv_scaled;    // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
   bool psi;                      // the coset shift is ntt_psi(log_n)
@@ -695,12 +737,23 @@ struct ntt_tables_view {
 enum ntt_handoff : uint32_t { HANDOFF_NONE, HANDOFF_TO_COSET, HANDOFF_FROM_INVERSE };
 
 // ntt_diag_scales_inverse says whether an inverse transform without coset
-// applies n⁻¹ through the first pass's two-lookup diagonal (a low table
-// n⁻¹·ω^(−i), no product of its own) instead of a product on the last store:
-// when the whole array is a pass's sub-transform with a diagonal larger than
-// the one-lookup table.
+// applies n⁻¹ through a twiddle diagonal's table (ntt_inverse_scale: no
+// product of its own) instead of a product on the last store: when the whole
+// array is a pass's sub-transform with a diagonal larger than the one-lookup
+// table.
 inline bool ntt_diag_scales_inverse(uint32_t log_n, bool inverse, bool coset) {
   return inverse && !coset && log_n > (uint32_t)DIAG_BITS && log_n > (uint32_t)PASS_BITS;
+}
+
+// ntt_scale_table names the table that carries n⁻¹ in an inverse transform
+// without coset for which ntt_diag_scales_inverse holds: the low power table
+// n⁻¹·ω^(−i), i < 2^14, of a two-lookup diagonal (the whole array's, or the
+// second pass's in builds with a small DIAG_BITS), or, when T.full serves the
+// whole array's diagonal, the one-lookup table n⁻¹·ω_{2^DIAG_BITS}^(−x) of
+// the second pass's.
+enum ntt_scale_table : uint32_t { SCALE_POW_LO, SCALE_DIAG };
+inline ntt_scale_table ntt_inverse_scale(const ntt_twiddles& T, uint32_t log_n) {
+  return ntt_full_serves(T, log_n) && log_n - pass_bits(log_n, 0) <= (uint32_t)DIAG_BITS ? SCALE_DIAG : SCALE_POW_LO;
 }
 
 // ntt_handoff_fits says whether a transform of 2^log_n may take part in a
@@ -739,16 +792,16 @@ inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitre
   // j's order: the input's on the first load, the passes' output order
   // (bit-reversed after DIF) on the last store.
   ntt_factor first{}, last{};
-  const fr_t* scaled_lo = nullptr;
+  const fr_t* scaled = nullptr;
   if (handoff == HANDOFF_TO_COSET) last = psi_row_factor(v.omega.pow.hi, log_n, PSI_POST);
   if (!inverse && coset) first = index_factor(v.coset_fwd, dit);
   if (inverse && coset)
     last = index_factor(v.coset_inv_scaled, !dit);
   else if (ntt_diag_scales_inverse(log_n, inverse, coset))
-    scaled_lo = v.omega_inv_scaled;
+    scaled = ntt_inverse_scale(T, log_n) == SCALE_DIAG ? v.omega_inv_diag_scaled : v.omega_inv_scaled;
   else if (inverse)
     last = const_factor(ntt_size_inverse(log_n));
-  return make_ntt_plan(log_n, dit, out_bitrev, T, first, last, scaled_lo, PSI_NONE);
+  return make_ntt_plan(log_n, dit, out_bitrev, T, first, last, scaled, PSI_NONE);
 }
 
 }  // namespace cuzk

@@ -79,6 +79,9 @@ inline void check_msm(const cuzk_bases* b, const cuzk_fr_buf_t* sc, uint64_t off
 // ntt_handoff; refused where ntt_handoff_fits or the flags do not allow it).
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s,
              const fr_t* times = nullptr, ntt_handoff handoff = HANDOFF_NONE);
+// ntt.cu: cuzk_ntt_table's table (ntt_twiddles.full) on dev for transforms up to 2^log_n, or
+// none for log_n = 0.
+void ntt_full_table(int dev, uint32_t log_n);
 
 // msm.cu: Σ scalars[i]·bases[i] for i < n, Jacobian result to host memory out; waits for s.
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);

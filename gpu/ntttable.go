@@ -1,0 +1,152 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
+
+// nttTableMaxLog is the largest table KeepNTTTable builds: ω_{2^28}'s powers below 2^27, which
+// serve every transform up to 2^27 (the ω_{2n} coset's included). nttTableMinLog is the smallest
+// transform that reads it: those up to 2^20 run in two passes, whose one diagonal carries an
+// inverse's n⁻¹ in a table of its own.
+const (
+	nttTableMaxLog = MaxLogNTT - 1
+	nttTableMinLog = 21
+)
+
+// NTTTableBytes is the device memory of the table KeepNTTTable(logN) keeps: 32·2^min(logN, 27)
+// bytes (4 GiB for 2^27).
+func NTTTableBytes(logN int) uint64 {
+	return uint64(32) << min(logN, nttTableMaxLog)
+}
+
+// KeepNTTTable makes the device keep a table of NTTTableBytes(logN) with which every transform
+// of 2^21 (nttTableMinLog) up to 2^logN reads the twiddle factors between its first two passes in one
+// lookup instead of computing each from two lookups and a product: about 1.8 ms less a
+// transform at 2^27 on an H200 (of 40). A call for a size the table covers already does
+// nothing; a larger one replaces it. It stays until DropNTTTable or the end of the process.
+func (d *Device) KeepNTTTable(logN int) error {
+	if logN < 1 || logN > MaxLogNTT {
+		return fmt.Errorf("gpu: ntt table for 2^%d: log size must be in [1, %d]", logN, MaxLogNTT)
+	}
+	if err := d.lib.b.nttTable(d.index, logN); err != nil {
+		return fmt.Errorf("gpu: ntt table for 2^%d (%.2f GiB): %w", logN, float64(NTTTableBytes(logN))/(1<<30), err)
+	}
+	return nil
+}
+
+// DropNTTTable frees the device's table of KeepNTTTable, if any, once the transforms that read
+// it have run (it waits for the device's work).
+func (d *Device) DropNTTTable() error {
+	if err := d.lib.b.nttTable(d.index, 0); err != nil {
+		return fmt.Errorf("gpu: free ntt table: %w", err)
+	}
+	return nil
+}
+
+// nttTableState is what a ProverDevice did about its device's NTT table.
+type nttTableState uint32
+
+const (
+	nttTableUndecided nttTableState = iota
+	nttTableKept                    // built; freed again when an allocation lacks room
+	nttTableNone                    // not built (no room, or it failed), or freed for room: not tried again
+)
+
+// nttTableNeed is the device memory free outside the pool that a ProverDevice asks for before it
+// keeps the NTT table for 2^logN: the table and a quarter more.
+func nttTableNeed(logN int) uint64 {
+	t := NTTTableBytes(logN)
+	return t + t/4
+}
+
+// keepNTTTable decides, at its device's first quotient of 2^logN, whether to keep the NTT table
+// (Device.KeepNTTTable): when the memory free outside the pool holds nttTableNeed. Later
+// partitions' buffers and SRS uploads that lack room free it again (dropAutoTables). The caller
+// holds the kernel lock. A failure is logged, not returned: the transforms run without it.
+func (p *ProverDevice) keepNTTTable(logN int) {
+	p.mu.Lock()
+	undecided := p.nttTable == nttTableUndecided
+	if undecided {
+		p.nttTable = nttTableNone
+	}
+	p.mu.Unlock()
+	if !undecided || logN < nttTableMinLog {
+		return
+	}
+	need := nttTableNeed(logN)
+	props, err := p.dev.Properties()
+	if err != nil {
+		p.logDevice(slog.LevelWarn, "NTT table: device memory unknown; none kept", "err", err)
+		return
+	}
+	free := props.FreeMem - props.PoolFreeMem
+	if free < need {
+		p.logDevice(slog.LevelInfo, "NTT table: not enough free device memory; none kept",
+			"free_gib", gib(free), "pool_gib", gib(props.PoolFreeMem), "need_gib", gib(need))
+		return
+	}
+	if err := p.dev.KeepNTTTable(logN); err != nil {
+		p.logDevice(slog.LevelWarn, "NTT table: build failed; none kept", "err", err)
+		return
+	}
+	p.mu.Lock()
+	p.nttTable = nttTableKept
+	p.nttTableBytes = NTTTableBytes(logN)
+	p.mu.Unlock()
+	p.logDevice(slog.LevelInfo, "NTT table kept", "log_n", logN, "table_gib", gib(NTTTableBytes(logN)),
+		"free_before_gib", gib(free), "pool_gib", gib(props.PoolFreeMem))
+}
+
+// freeNTTTable frees the NTT table keepNTTTable kept, if any, and decides against another; it
+// returns the table's size (0: none was kept).
+func (p *ProverDevice) freeNTTTable() (uint64, error) {
+	p.mu.Lock()
+	bytes := p.nttTableBytes
+	p.nttTable, p.nttTableBytes = nttTableNone, 0
+	p.mu.Unlock()
+	if bytes == 0 {
+		return 0, nil
+	}
+	return bytes, p.dev.DropNTTTable()
+}
+
+// dropNTTTable frees the NTT table keepNTTTable kept, for room; it reports whether it freed one.
+func (p *ProverDevice) dropNTTTable() bool {
+	bytes, err := p.freeNTTTable()
+	if err != nil {
+		p.logDevice(slog.LevelWarn, "NTT table: free failed", "err", err)
+		return false
+	}
+	if bytes > 0 {
+		p.logDevice(slog.LevelInfo, "NTT table freed for room", "table_gib", gib(bytes))
+	}
+	return bytes > 0
+}
+
+// NTTTableBytes returns the device memory of the NTT table the device keeps (0: none).
+func (p *ProverDevice) NTTTableBytes() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.nttTableBytes
+}
+
+// dropAutoTables frees the tables the device built on its own, H's shift tables
+// (ShiftTableAuto) and the NTT table, so that an allocation that lacks room may have it; it
+// returns how many it freed.
+func (p *ProverDevice) dropAutoTables() int {
+	n := p.dropAutoShiftTables()
+	if p.dropNTTTable() {
+		n++
+	}
+	return n
+}
+
+// logDevice logs msg about the device with args, when it has a logger.
+func (p *ProverDevice) logDevice(level slog.Level, msg string, args ...any) {
+	if p.log == nil {
+		return
+	}
+	p.log.Log(context.Background(), level, msg, append([]any{"device", p.dev.Index()}, args...)...)
+}

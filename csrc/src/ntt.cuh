@@ -22,9 +22,8 @@
 // without coset, in the table of a twiddle diagonal; a pass never needs two
 // of them on the same side. The diagonal of the whole array takes two lookups
 // and a product, or one lookup where the device keeps a table of its own
-// (ntt_twiddles.full). A bit reversal, when the
-// requested order asks for one, follows as a kernel of its own
-// (ntt_bitrev_tiles).
+// (ntt_twiddles.full). A bit reversal, when the requested order asks for one,
+// follows as a kernel of its own (ntt_bitrev_tiles).
 //
 // This header holds the twiddle tables' layout, the kernels and the plan of a
 // transform, and includes only field.cuh, so that csrc/emu runs the kernels on
@@ -721,10 +720,10 @@ struct ntt_tables_view {
   ntt_twiddles omega, omega_inv;
   const fr_t* omega_inv_scaled;       // n⁻¹·ω^(−i), i < 2^14: when ntt_inverse_scale is SCALE_POW_LO
   const fr_t* omega_inv_diag_scaled;  // n⁻¹·ω_{2^DIAG_BITS}^(−x): when ntt_inverse_scale is SCALE_DIAG
-  pow_table coset_fwd;           // g^i (forward coset)
-  pow_table coset_inv_scaled;    // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
-  bool psi;                      // the coset shift is ntt_psi(log_n)
-  const fr_t* psi_inv_scaled;    // n⁻¹·ω_{2^14}^(−i), i < 2^14: the inverse's row factor on the ψ coset
+  pow_table coset_fwd;                // g^i (forward coset)
+  pow_table coset_inv_scaled;         // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
+  bool psi;                           // the coset shift is ntt_psi(log_n)
+  const fr_t* psi_inv_scaled;         // n⁻¹·ω_{2^14}^(−i), i < 2^14: the inverse's row factor on the ψ coset
 };
 
 // ntt_handoff moves the row factor of a forward transform R→N on the coset

@@ -124,12 +124,9 @@ int main(int argc, char** argv) {
       v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
       v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
     }
-    if (ntt_diag_scales_inverse(log_n, inv, coset)) {
-      if (ntt_inverse_scale(omi.T, log_n) == SCALE_DIAG)
-        v.omega_inv_diag_scaled = omi.diag_scaled_for(log_n);
-      else
-        v.omega_inv_scaled = omi.scaled(log_n);
-    }
+    if (ntt_diag_scales_inverse(log_n, inv, coset))
+      v.omega_inv_scaled =
+          ntt_inverse_scale(omi.T, log_n) == SCALE_DIAG ? omi.diag_scaled_for(log_n) : omi.scaled(log_n);
     const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v, (ntt_handoff)handoff);
     for (uint32_t pi = 0; pi < P.np; pi++) {
       const ntt_launch& l = P.pass[pi];

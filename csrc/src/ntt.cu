@@ -219,10 +219,7 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
       v.coset_inv_scaled = pow_table{ct.inv_scaled[log_n], ct.inv.hi};
     }
   }
-  if (ntt_diag_scales_inverse(log_n, inv, coset)) {
-    const fr_t* t = inverse_scaled(c, omi, log_n);
-    (ntt_inverse_scale(omi, log_n) == SCALE_DIAG ? v.omega_inv_diag_scaled : v.omega_inv_scaled) = t;
-  }
+  if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = inverse_scaled(c, omi, log_n);
   const bool in_br = cfg.in_bitrev != 0, out_br = cfg.out_bitrev != 0;
   require(handoff == HANDOFF_NONE || ntt_handoff_fits(log_n), "ntt: no row-factor handoff at this size");
   require(handoff != HANDOFF_TO_COSET || (inv && !coset && !in_br && out_br),

@@ -718,12 +718,11 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
 // pointers, or host ones in csrc/emu).
 struct ntt_tables_view {
   ntt_twiddles omega, omega_inv;
-  const fr_t* omega_inv_scaled;       // n⁻¹·ω^(−i), i < 2^14: when ntt_inverse_scale is SCALE_POW_LO
-  const fr_t* omega_inv_diag_scaled;  // n⁻¹·ω_{2^DIAG_BITS}^(−x): when ntt_inverse_scale is SCALE_DIAG
-  pow_table coset_fwd;                // g^i (forward coset)
-  pow_table coset_inv_scaled;         // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
-  bool psi;                           // the coset shift is ntt_psi(log_n)
-  const fr_t* psi_inv_scaled;         // n⁻¹·ω_{2^14}^(−i), i < 2^14: the inverse's row factor on the ψ coset
+  const fr_t* omega_inv_scaled;  // when ntt_diag_scales_inverse: the table ntt_inverse_scale names
+  pow_table coset_fwd;           // g^i (forward coset)
+  pow_table coset_inv_scaled;    // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
+  bool psi;                      // the coset shift is ntt_psi(log_n)
+  const fr_t* psi_inv_scaled;    // n⁻¹·ω_{2^14}^(−i), i < 2^14: the inverse's row factor on the ψ coset
 };
 
 // ntt_handoff moves the row factor of a forward transform R→N on the coset
@@ -797,7 +796,7 @@ inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitre
   if (inverse && coset)
     last = index_factor(v.coset_inv_scaled, !dit);
   else if (ntt_diag_scales_inverse(log_n, inverse, coset))
-    scaled = ntt_inverse_scale(T, log_n) == SCALE_DIAG ? v.omega_inv_diag_scaled : v.omega_inv_scaled;
+    scaled = v.omega_inv_scaled;
   else if (inverse)
     last = const_factor(ntt_size_inverse(log_n));
   return make_ntt_plan(log_n, dit, out_bitrev, T, first, last, scaled, PSI_NONE);

@@ -45,46 +45,21 @@ func (d *Device) DropNTTTable() error {
 	return nil
 }
 
-// nttTableState is what a ProverDevice did about its device's NTT table.
-type nttTableState uint32
-
-const (
-	nttTableUndecided nttTableState = iota
-	nttTableKept                    // built; freed again when an allocation lacks room
-	nttTableNone                    // not built (no room, or it failed), or freed for room: not tried again
-)
-
-// nttTableNeed is the device memory free outside the pool that a ProverDevice asks for before it
-// keeps the NTT table for 2^logN: the table and a quarter more.
-func nttTableNeed(logN int) uint64 {
-	t := NTTTableBytes(logN)
-	return t + t/4
-}
-
 // keepNTTTable decides, at its device's first quotient of 2^logN, whether to keep the NTT table
-// (Device.KeepNTTTable): when the memory free outside the pool holds nttTableNeed. Later
+// (Device.KeepNTTTable): when roomFor finds the room. Later
 // partitions' buffers and SRS uploads that lack room free it again (dropAutoTables). The caller
 // holds the kernel lock. A failure is logged, not returned: the transforms run without it.
 func (p *ProverDevice) keepNTTTable(logN int) {
 	p.mu.Lock()
-	undecided := p.nttTable == nttTableUndecided
-	if undecided {
-		p.nttTable = nttTableNone
-	}
+	decided := p.nttDecided
+	p.nttDecided = true
 	p.mu.Unlock()
-	if !undecided || logN < nttTableMinLog {
+	if decided || logN < nttTableMinLog {
 		return
 	}
-	need := nttTableNeed(logN)
-	props, err := p.dev.Properties()
-	if err != nil {
-		p.logDevice(slog.LevelWarn, "NTT table: device memory unknown; none kept", "err", err)
-		return
-	}
-	free := props.FreeMem - props.PoolFreeMem
-	if free < need {
-		p.logDevice(slog.LevelInfo, "NTT table: not enough free device memory; none kept",
-			"free_gib", gib(free), "pool_gib", gib(props.PoolFreeMem), "need_gib", gib(need))
+	bytes := NTTTableBytes(logN)
+	free, pool, ok := p.roomFor("NTT table", bytes)
+	if !ok {
 		return
 	}
 	if err := p.dev.KeepNTTTable(logN); err != nil {
@@ -92,11 +67,10 @@ func (p *ProverDevice) keepNTTTable(logN int) {
 		return
 	}
 	p.mu.Lock()
-	p.nttTable = nttTableKept
-	p.nttTableBytes = NTTTableBytes(logN)
+	p.nttTableBytes = bytes
 	p.mu.Unlock()
-	p.logDevice(slog.LevelInfo, "NTT table kept", "log_n", logN, "table_gib", gib(NTTTableBytes(logN)),
-		"free_before_gib", gib(free), "pool_gib", gib(props.PoolFreeMem))
+	p.logDevice(slog.LevelInfo, "NTT table kept", "log_n", logN, "table_gib", gib(bytes), "free_before_gib", gib(free),
+		"pool_gib", gib(pool))
 }
 
 // freeNTTTable frees the NTT table keepNTTTable kept, if any, and decides against another; it
@@ -104,7 +78,7 @@ func (p *ProverDevice) keepNTTTable(logN int) {
 func (p *ProverDevice) freeNTTTable() (uint64, error) {
 	p.mu.Lock()
 	bytes := p.nttTableBytes
-	p.nttTable, p.nttTableBytes = nttTableNone, 0
+	p.nttDecided, p.nttTableBytes = true, 0
 	p.mu.Unlock()
 	if bytes == 0 {
 		return 0, nil

@@ -92,9 +92,9 @@ func TestProverNTTTable(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
 	p.keepNTTTable(20)
 	require.Zero(t, p.NTTTableBytes(), "a quotient of 2^20 keeps no table")
-	require.Equal(t, nttTableNone, p.nttTable)
+	require.True(t, p.nttDecided)
 
-	p.nttTable = nttTableUndecided
+	p.nttDecided = false
 	p.keepNTTTable(21)
 	require.Equal(t, NTTTableBytes(21), p.NTTTableBytes())
 	require.Equal(t, 1, p.dropAutoTables())
@@ -122,6 +122,6 @@ func TestNTTTableBytes(t *testing.T) {
 		want uint64
 	}{{21, 64 << 20}, {27, 4 << 30}, {28, 4 << 30}} {
 		require.Equal(t, c.want, NTTTableBytes(c.logN), "2^%d", c.logN)
-		require.Equal(t, c.want+c.want/4, nttTableNeed(c.logN), "2^%d", c.logN)
+		require.Equal(t, c.want+c.want/4, autoTableNeed(NTTTableBytes(c.logN)), "2^%d", c.logN)
 	}
 }

@@ -58,8 +58,8 @@ type ProverDevice struct {
 	srs           map[string]*SRS
 	idle          []*workspace // device buffers of finished partitions, reused by the next ones
 	times         Breakdown
-	nttTable      nttTableState // the NTT table, decided at the first quotient (keepNTTTable)
-	nttTableBytes uint64        // its size while kept
+	nttDecided    bool   // the NTT table was decided on (keepNTTTable), or freed: not tried again
+	nttTableBytes uint64 // its size while kept (0: none)
 	closed        bool
 }
 

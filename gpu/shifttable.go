@@ -77,19 +77,34 @@ func (p *ProverDevice) shiftMode() ShiftTableMode { return ShiftTableMode(p.shif
 // g1AffineBytes is the size of one G1 point on the device and of one entry of a shift table.
 const g1AffineBytes = uint64(unsafe.Sizeof(bls12381.G1Affine{}))
 
-// autoShiftNeed is the device memory free outside the pool that ShiftTableAuto asks for before
-// it builds a table of n points: the table and a quarter more (at 2^27 − 1 points 12 GiB and 3
-// GiB, of which H's larger buckets take 1.05).
-func autoShiftNeed(n int) uint64 {
-	table := uint64(n) * g1AffineBytes
-	return table + table/4
+// autoTableNeed is the device memory free outside the pool that a ProverDevice asks for before
+// it builds a table of its own (ShiftTableAuto's, the NTT table): the table and a quarter more
+// (for H's shift table at 2^27 − 1 points 12 GiB and 3 GiB, of which H's larger buckets take
+// 1.05).
+func autoTableNeed(table uint64) uint64 { return table + table/4 }
+
+// roomFor reports whether the device memory free outside the pool (which keeps the most scratch
+// the MSMs and transforms have taken at once, which they will take again) holds
+// autoTableNeed(table) for the table named what, and logs why not; args name the table's SRS,
+// if any. It returns that free memory and the pool's unused memory.
+func (p *ProverDevice) roomFor(what string, table uint64, args ...any) (free, pool uint64, ok bool) {
+	props, err := p.dev.Properties()
+	if err != nil {
+		p.logDevice(slog.LevelWarn, what+": device memory unknown; none built", append(args, "err", err)...)
+		return 0, 0, false
+	}
+	free, pool = props.FreeMem-props.PoolFreeMem, props.PoolFreeMem
+	if need := autoTableNeed(table); free < need {
+		p.logDevice(slog.LevelInfo, what+": not enough free device memory; none built",
+			append(args, "free_gib", gib(free), "pool_gib", gib(pool), "need_gib", gib(need))...)
+		return free, pool, false
+	}
+	return free, pool, true
 }
 
 // afterHMSM counts an MSM over s's H bases; under ShiftTableAuto, at the ShiftTableAutoAfter-th
-// it builds H's table when the memory free outside the pool holds autoShiftNeed (the pool keeps
-// the most scratch the MSMs have taken at once, which they will take again). The caller holds
-// the kernel lock. A failed build is logged, not returned: the partition's MSMs are done and
-// correct.
+// it builds H's table when roomFor finds the room. The caller holds the kernel lock. A failed
+// build is logged, not returned: the partition's MSMs are done and correct.
 func (p *ProverDevice) afterHMSM(s *SRS) {
 	if p.shiftMode() != ShiftTableAuto || s.h == nil {
 		return
@@ -101,16 +116,8 @@ func (p *ProverDevice) afterHMSM(s *SRS) {
 	if !due || s.h.Shifted() {
 		return
 	}
-	need := autoShiftNeed(s.h.Len())
-	props, err := p.dev.Properties()
-	if err != nil {
-		p.logf(slog.LevelWarn, "H shift table: device memory unknown; none built", s, "err", err)
-		return
-	}
-	free := props.FreeMem - props.PoolFreeMem
-	if free < need {
-		p.logf(slog.LevelInfo, "H shift table: not enough free device memory; none built", s,
-			"free_gib", gib(free), "pool_gib", gib(props.PoolFreeMem), "need_gib", gib(need))
+	free, pool, ok := p.roomFor("H shift table", uint64(s.h.Len())*g1AffineBytes, "srs", s.id)
+	if !ok {
 		return
 	}
 	start := time.Now()
@@ -125,7 +132,7 @@ func (p *ProverDevice) afterHMSM(s *SRS) {
 	p.times.ShiftTableBuild += took
 	p.mu.Unlock()
 	p.logf(slog.LevelInfo, "H shift table built", s, "points", s.h.Len(), "table_gib", gib(uint64(s.h.Len())*g1AffineBytes),
-		"free_before_gib", gib(free), "pool_gib", gib(props.PoolFreeMem), "took", took.Round(time.Millisecond))
+		"free_before_gib", gib(free), "pool_gib", gib(pool), "took", took.Round(time.Millisecond))
 }
 
 // dropAutoShiftTables frees the tables ShiftTableAuto built (each once no MSM over it runs), so

@@ -22,14 +22,15 @@ func TestShiftTableMode(t *testing.T) {
 	}
 }
 
-// TestAutoShiftNeed: ShiftTableAuto asks for the table (96 bytes a point) and a quarter more:
-// 15 GiB at a 32 GiB PoRep partition's 2^27 − 1 points, less 120 bytes.
+// TestAutoShiftNeed: ShiftTableAuto asks for the table (96 bytes a point) and a quarter more
+// (autoTableNeed): 15 GiB at a 32 GiB PoRep partition's 2^27 − 1 points, less 120 bytes.
 func TestAutoShiftNeed(t *testing.T) {
 	const n = 1<<27 - 1
-	if got, want := autoShiftNeed(n), uint64(n)*96*5/4; got != want {
-		t.Fatalf("autoShiftNeed(2^27 − 1) = %d, want %d", got, want)
+	need := autoTableNeed(uint64(n) * g1AffineBytes)
+	if want := uint64(n) * 96 * 5 / 4; need != want {
+		t.Fatalf("autoTableNeed(2^27 − 1 points) = %d, want %d", need, want)
 	}
-	if g := gib(autoShiftNeed(n)); g != 15 {
+	if g := gib(need); g != 15 {
 		t.Fatalf("%v GiB, want 15", g)
 	}
 }

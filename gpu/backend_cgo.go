@@ -44,7 +44,7 @@ typedef struct {
 	// Resident matrices and compact witnesses.
 	cuzk_error_t (*matrix_upload)(int32_t, const cuzk_matrix_desc_t *, const void *, uint64_t, cuzk_matrix_t **);
 	cuzk_error_t (*matrix_free)(cuzk_matrix_t *);
-	cuzk_error_t (*matrix_mulvec)(const cuzk_matrix_t *, const cuzk_fr_buf_t *, cuzk_fr_buf_t *, uint64_t);
+	cuzk_error_t (*matrix_mulvec)(const cuzk_matrix_t *const *, cuzk_fr_buf_t *const *, uint32_t, const cuzk_fr_buf_t *, uint64_t);
 	cuzk_error_t (*witness_decode)(cuzk_fr_buf_t *, uint64_t, uint64_t, const uint64_t *, const void *, uint64_t, const uint32_t *);
 	cuzk_error_t (*fr_copy)(cuzk_fr_buf_t *, uint64_t, const cuzk_fr_buf_t *, uint64_t, uint64_t);
 	// Fixed-base scalar multiplication.
@@ -236,8 +236,11 @@ static cuzk_error_t t_matrix_upload(cuzk_table *t, int32_t d, uint64_t rows, uin
 	return e;
 }
 static cuzk_error_t t_matrix_free(cuzk_table *t, uintptr_t m) { return t->matrix_free((cuzk_matrix_t *)m); }
-static cuzk_error_t t_matrix_mulvec(cuzk_table *t, uintptr_t m, uintptr_t w, uintptr_t out, uint64_t off) {
-	return t->matrix_mulvec((const cuzk_matrix_t *)m, (const cuzk_fr_buf_t *)w, (cuzk_fr_buf_t *)out, off);
+// ms and outs are count handles each (uintptr_t, the size of a pointer).
+static cuzk_error_t t_matrix_mulvec(cuzk_table *t, const uintptr_t *ms, const uintptr_t *outs, uint32_t count,
+		uintptr_t w, uint64_t off) {
+	return t->matrix_mulvec((const cuzk_matrix_t *const *)ms, (cuzk_fr_buf_t *const *)outs, count,
+		(const cuzk_fr_buf_t *)w, off);
 }
 static cuzk_error_t t_witness_decode(cuzk_table *t, uintptr_t dst, uint64_t off, uint64_t n, const uint64_t *classes,
 		const void *others, uint64_t n_others, const uint32_t *block_others) {
@@ -500,8 +503,9 @@ func (b *backend) matrixFree(dev int, h uintptr) error {
 	return b.check(dev, C.t_matrix_free(b.t, C.uintptr_t(h)))
 }
 
-func (b *backend) matrixMulVec(dev int, h, w, out uintptr, off uint64) error {
-	return b.check(dev, C.t_matrix_mulvec(b.t, C.uintptr_t(h), C.uintptr_t(w), C.uintptr_t(out), C.uint64_t(off)))
+func (b *backend) matrixMulVec(dev int, ms, outs []uintptr, w uintptr, off uint64) error {
+	return b.check(dev, C.t_matrix_mulvec(b.t, (*C.uintptr_t)(unsafe.Pointer(&ms[0])), (*C.uintptr_t)(unsafe.Pointer(&outs[0])),
+		C.uint32_t(len(ms)), C.uintptr_t(w), C.uint64_t(off)))
 }
 
 func (b *backend) witnessDecode(dev int, dst uintptr, off, n uint64, classes *uint64, others unsafe.Pointer, nOthers uint64, blockOthers *uint32) error {

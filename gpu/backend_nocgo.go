@@ -82,7 +82,7 @@ func (b *backend) fixedbaseMul(int, uintptr, unsafe.Pointer, uint64, unsafe.Poin
 
 func (b *backend) matrixUpload(int, *matrixArrays) (uintptr, error) { return 0, ErrNotLoaded }
 func (b *backend) matrixFree(int, uintptr) error                    { return ErrNotLoaded }
-func (b *backend) matrixMulVec(int, uintptr, uintptr, uintptr, uint64) error {
+func (b *backend) matrixMulVec(int, []uintptr, []uintptr, uintptr, uint64) error {
 	return ErrNotLoaded
 }
 func (b *backend) witnessDecode(int, uintptr, uint64, uint64, *uint64, unsafe.Pointer, uint64, *uint32) error {

@@ -58,9 +58,9 @@ func elementBytes(x []fr.Element) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&x[0])), fr.Bytes*len(x))
 }
 
-// runEmu runs the emulation in mode on input and returns "OK" and the outputs (with one poisoned
-// element before and after), or the emulation's "BAD …" line.
-func runEmu(t *testing.T, mode string, input []byte) (string, []fr.Element) {
+// runEmu runs the emulation in mode on input and returns "OK" and the bytes after it, or the
+// emulation's "BAD …" line.
+func runEmu(t *testing.T, mode string, input []byte) (string, []byte) {
 	t.Helper()
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
@@ -72,12 +72,28 @@ func runEmu(t *testing.T, mode string, input []byte) (string, []fr.Element) {
 	if !bytes.HasPrefix(res, []byte("OK  ")) {
 		return string(res), nil
 	}
-	vals := make([]fr.Element, (len(res)-4)/fr.Bytes)
-	copy(elementBytes(vals), res[4:])
-	return "OK", vals
+	return "OK", res[4:]
 }
 
-func emuMulVec(t *testing.T, enc synth.MatrixEncoding, coeffs, w []fr.Element) (string, []fr.Element) {
+// elements returns the first n elements of b and the bytes after them.
+func elements(t *testing.T, b []byte, n int) ([]fr.Element, []byte) {
+	t.Helper()
+	require.GreaterOrEqual(t, len(b), n*fr.Bytes, "emulation output")
+	vals := make([]fr.Element, n)
+	copy(elementBytes(vals), b)
+	return vals, b[n*fr.Bytes:]
+}
+
+// emuProducts are the emulated SpMV's outputs: the product without and with w's classes (each
+// with one poisoned element before and after), the number of others witness_classify counted,
+// and its class words with one poisoned word after them.
+type emuProducts struct {
+	plain, classed []fr.Element
+	others         uint64
+	classes        []uint64
+}
+
+func emuMulVec(t *testing.T, enc synth.MatrixEncoding, coeffs, w []fr.Element) (string, emuProducts) {
 	var b bytes.Buffer
 	for _, v := range []int{len(enc.RowLen), len(w), enc.ColBits, len(enc.LongRows), len(enc.Words), len(coeffs), len(w)} {
 		require.NoError(t, binary.Write(&b, binary.LittleEndian, uint64(v)))
@@ -88,7 +104,22 @@ func emuMulVec(t *testing.T, enc synth.MatrixEncoding, coeffs, w []fr.Element) (
 	}
 	b.Write(elementBytes(coeffs))
 	b.Write(elementBytes(w))
-	return runEmu(t, "spmv", b.Bytes())
+	st, res := runEmu(t, "spmv", b.Bytes())
+	var p emuProducts
+	if st != "OK" {
+		return st, p
+	}
+	rows := len(enc.RowLen)
+	p.plain, res = elements(t, res, rows+2)
+	p.classed, res = elements(t, res, rows+2)
+	words := (len(w)+31)/32 + 1
+	require.Len(t, res, 8+8*words, "emulation output after the products")
+	p.others = binary.LittleEndian.Uint64(res)
+	p.classes = make([]uint64, words)
+	for i := range p.classes {
+		p.classes[i] = binary.LittleEndian.Uint64(res[8+8*i:])
+	}
+	return st, p
 }
 
 func emuDecode(t *testing.T, cw *synth.CompactWitness) (string, []fr.Element) {
@@ -97,7 +128,13 @@ func emuDecode(t *testing.T, cw *synth.CompactWitness) (string, []fr.Element) {
 	require.NoError(t, binary.Write(&b, binary.LittleEndian, cw.Classes))
 	b.Write(elementBytes(cw.Others))
 	require.NoError(t, binary.Write(&b, binary.LittleEndian, cw.BlockOthers))
-	return runEmu(t, "witness", b.Bytes())
+	st, res := runEmu(t, "witness", b.Bytes())
+	if st != "OK" {
+		return st, nil
+	}
+	vals, rest := elements(t, res, cw.N+2)
+	require.Empty(t, rest, "emulation output after the witness")
+	return st, vals
 }
 
 // checkPoison checks the outputs' poisoned neighbours and returns the outputs.
@@ -118,7 +155,12 @@ func TestKernelsEmulatedMulVec(t *testing.T) {
 	check := func(name string, enc synth.MatrixEncoding, coeffs, w, want []fr.Element) {
 		st, got := emuMulVec(t, enc, coeffs, w)
 		require.Equal(t, "OK", st, name)
-		require.Equal(t, want, checkPoison(t, got, len(enc.RowLen)), name)
+		require.Equal(t, want, checkPoison(t, got.plain, len(enc.RowLen)), name+", without classes")
+		require.Equal(t, want, checkPoison(t, got.classed, len(enc.RowLen)), name+", with classes")
+		cw, err := synth.EncodeWitness(w)
+		require.NoError(t, err)
+		require.Equal(t, append(cw.Classes, 0xdeadbeefdeadbeef), got.classes, name+": class words")
+		require.Equal(t, uint64(len(cw.Others)), got.others, name+": others")
 	}
 	specs := encodingSpecs()
 	if testing.Short() {

@@ -51,11 +51,10 @@ func (s *Shape) Evaluate(ctx context.Context, w, a, b, c *Scalars, n int) error 
 			return fmt.Errorf("gpu: evaluate: an output of %d elements, want %d", x.Len(), n)
 		}
 	}
-	for i, m := range []*Matrix{s.A, s.B, s.C} {
-		out := []*Scalars{a, b, c}[i]
-		if err := m.MulVec(ctx, w, out, 0); err != nil {
-			return fmt.Errorf("gpu: evaluate %c: %w", "ABC"[i], err)
-		}
+	if err := MulVecs(ctx, w, []*Matrix{s.A, s.B, s.C}, []*Scalars{a, b, c}, 0); err != nil {
+		return fmt.Errorf("gpu: evaluate A, B, C: %w", err)
+	}
+	for i, out := range []*Scalars{a, b, c} {
 		tail := s.numConstraints
 		if i == 0 {
 			if err := out.CopyFrom(ctx, tail, w, 0, s.numInputs); err != nil {

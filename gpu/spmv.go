@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -99,34 +100,65 @@ func (m *Matrix) Device() *Device { return m.dev }
 // MulVec sets out[off+r] = ⟨row r, w⟩ = Σ coeff·w[col] over the terms of row r, for every row
 // r < Rows(), on the device: the same values as synth.Matrix.MulVec, fully reduced Montgomery
 // form. w holds the assignment inputs ‖ aux (at least Cols() elements); w, out and m are on one
-// device and w and out are distinct.
+// device and w and out are distinct. MulVecs does several matrices with one w.
 func (m *Matrix) MulVec(ctx context.Context, w, out *Scalars, off int) error {
-	if w.dev != m.dev || out.dev != m.dev {
-		return fmt.Errorf("gpu: matrix times vector: matrix on device %d, w on %d, out on %d", m.dev.index, w.dev.index, out.dev.index)
+	return MulVecs(ctx, w, []*Matrix{m}, []*Scalars{out}, off)
+}
+
+// MulVecs sets outs[i][off+r] = ⟨row r of mats[i], w⟩ for every row of each matrix (Matrix.MulVec
+// for each), classifying w's elements once for all of them: when most are 0 or 1 (PoRep's
+// assignments), a term on a 0 is skipped, one on a 1 adds its coefficient and only the others
+// read w's 32 bytes. The matrices, w and the outputs are on one device; the outputs are distinct
+// from w and from each other. The classes take ⌈cols/32⌉·8 bytes of device memory during the call.
+func MulVecs(ctx context.Context, w *Scalars, mats []*Matrix, outs []*Scalars, off int) error {
+	if len(mats) == 0 || len(mats) != len(outs) {
+		return fmt.Errorf("gpu: matrix times vector: %d matrices and %d outputs", len(mats), len(outs))
 	}
-	if w == out {
-		return fmt.Errorf("gpu: matrix times vector: w and out are the same buffer")
-	}
-	if w.n < m.cols {
-		return fmt.Errorf("gpu: matrix times vector: w has %d elements, the matrix reads %d", w.n, m.cols)
-	}
-	if err := out.checkRange("matrix times vector", off, m.rows); err != nil {
-		return err
+	for i, m := range mats {
+		out := outs[i]
+		if w.dev != m.dev || out.dev != m.dev {
+			return fmt.Errorf("gpu: matrix times vector: matrix %d on device %d, w on %d, its output on %d", i, m.dev.index, w.dev.index, out.dev.index)
+		}
+		if w == out {
+			return fmt.Errorf("gpu: matrix times vector: w and matrix %d's output are the same buffer", i)
+		}
+		if j := slices.Index(outs[:i], out); j >= 0 {
+			return fmt.Errorf("gpu: matrix times vector: matrices %d and %d have the same output", j, i)
+		}
+		if w.n < m.cols {
+			return fmt.Errorf("gpu: matrix times vector: w has %d elements, matrix %d reads %d", w.n, i, m.cols)
+		}
+		if err := out.checkRange("matrix times vector", off, m.rows); err != nil {
+			return err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
+	hm, ho := make([]uintptr, len(mats)), make([]uintptr, len(outs))
+	for i, m := range mats {
+		if slices.Index(mats[:i], m) < 0 { // a read lock is not taken twice (Close may wait between)
+			m.mu.RLock()
+			defer m.mu.RUnlock()
+		}
+		outs[i].mu.RLock()
+		defer outs[i].mu.RUnlock()
+		hm[i], ho[i] = m.h, outs[i].h
+		if hm[i] == 0 || ho[i] == 0 {
+			return ErrClosed
+		}
+	}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
-	out.mu.RLock()
-	defer out.mu.RUnlock()
-	if m.h == 0 || w.h == 0 || out.h == 0 {
+	if w.h == 0 {
 		return ErrClosed
 	}
-	if err := m.dev.lib.b.matrixMulVec(m.dev.index, m.h, w.h, out.h, uint64(off)); err != nil {
-		return fmt.Errorf("gpu: matrix times vector, %d rows: %w", m.rows, err)
+	if err := w.dev.lib.b.matrixMulVec(w.dev.index, hm, ho, w.h, uint64(off)); err != nil {
+		rows := make([]int, len(mats))
+		for i, m := range mats {
+			rows[i] = m.rows
+		}
+		return fmt.Errorf("gpu: matrix times vector, %v rows: %w", rows, err)
 	}
 	return nil
 }

@@ -32,6 +32,9 @@ inline std::mutex g_atomic;
 inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
   std::lock_guard<std::mutex> g(g_atomic); auto o = *p; if (v < o) *p = v; return o;
 }
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+  std::lock_guard<std::mutex> g(g_atomic); auto o = *p; *p = o + v; return o;
+}
 // barrier_t blocks the threads that call arrive_and_wait until n of them have (C++17 has no
 // barrier of its own).
 struct barrier_t {

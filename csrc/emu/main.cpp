@@ -6,7 +6,9 @@
 //   kernels_emu witness IN OUT   IN: n, n_others (uint64), classes, others, block_others
 //
 // OUT is "OK  " then the outputs with one poisoned element (0xdeadbeef words) before and after,
-// or "BAD <row or element> <reason>" for the first problem the kernels' checks report.
+// or "BAD <row or element> <reason>" for the first problem the kernels' checks report. spmv's
+// outputs are the product without and with w's classes, then the number of others (uint64) and
+// the class words with one poisoned word after them.
 // Little-endian arrays as in include/cuzk.h.
 #include "cuda_emu.h"
 
@@ -65,13 +67,26 @@ static void spmv(std::ifstream& f, std::ofstream& o) {
   for (uint64_t b = 0; b < nb; b++) offset[b + 1] = offset[b] + count[b];
   std::vector<uint4> heavy(offset[nb]);
   launch(blocks, SPMV_THREADS, [&] { spmv_list_heavy(v, CUZK_SPMV_HEAVY, offset.data(), heavy.data()); });
-  auto out = poisoned(rows);
-  launch(blocks, SPMV_THREADS, [&] { spmv_light(v, w.data(), out.data() + 1, CUZK_SPMV_HEAVY); });
+  // w's classes, by a grid of 3 blocks so that the warps' grid-stride loop takes several steps.
+  std::vector<uint64_t> classes((n_w + 31) / 32 + 1, 0xdeadbeefdeadbeefull);
+  unsigned long long n_others = 0;
+  launch(3, SPMV_THREADS, [&] { witness_classify(w.data(), n_w, classes.data(), &n_others); });
+  auto plain = poisoned(rows), classed = poisoned(rows);
+  launch(blocks, SPMV_THREADS, [&] { spmv_light<false>(v, w.data(), nullptr, plain.data() + 1, CUZK_SPMV_HEAVY); });
+  launch(blocks, SPMV_THREADS,
+         [&] { spmv_light<true>(v, w.data(), classes.data(), classed.data() + 1, CUZK_SPMV_HEAVY); });
   if (!heavy.empty()) {
     const unsigned hblocks = (unsigned)((heavy.size() * 32 + SPMV_THREADS - 1) / SPMV_THREADS);
-    launch(hblocks, SPMV_THREADS, [&] { spmv_heavy(v, heavy.data(), heavy.size(), w.data(), out.data() + 1); });
+    launch(hblocks, SPMV_THREADS,
+           [&] { spmv_heavy<false>(v, heavy.data(), heavy.size(), w.data(), nullptr, plain.data() + 1); });
+    launch(hblocks, SPMV_THREADS,
+           [&] { spmv_heavy<true>(v, heavy.data(), heavy.size(), w.data(), classes.data(), classed.data() + 1); });
   }
-  write_ok(o, out);
+  o << "OK  ";
+  o.write(reinterpret_cast<const char*>(plain.data()), plain.size() * sizeof(fr_t));
+  o.write(reinterpret_cast<const char*>(classed.data()), classed.size() * sizeof(fr_t));
+  o.write(reinterpret_cast<const char*>(&n_others), sizeof n_others);
+  o.write(reinterpret_cast<const char*>(classes.data()), classes.size() * sizeof(uint64_t));
 }
 
 static void witness(std::ifstream& f, std::ofstream& o) {

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 13
+#define CUZK_ABI_VERSION 14
 
 /* Error codes. */
 enum {
@@ -272,11 +272,15 @@ typedef struct cuzk_matrix cuzk_matrix_t; /* resident matrix */
 CUZK_API cuzk_error_t cuzk_matrix_upload(int32_t dev, const cuzk_matrix_desc_t *desc, const void *coeffs,
                                          uint64_t n_coeffs, cuzk_matrix_t **out);
 CUZK_API cuzk_error_t cuzk_matrix_free(cuzk_matrix_t *m);
-/* out[out_off + r] = Σ coeff·w[col] over the terms of row r, for every row
- * r < rows (fully reduced Montgomery form). w holds at least cols elements;
- * w, out and m are on one device, w and out distinct. */
-CUZK_API cuzk_error_t cuzk_matrix_mulvec(const cuzk_matrix_t *m, const cuzk_fr_buf_t *w, cuzk_fr_buf_t *out,
-                                         uint64_t out_off);
+/* outs[i][out_off + r] = Σ coeff·w[col] over the terms of row r of ms[i],
+ * for every row r < rows of each of the count ≥ 1 matrices (fully reduced
+ * Montgomery form). w holds at least every matrix's cols elements; w, the
+ * matrices and the outputs are on one device, the outputs distinct from w
+ * and from each other. w's elements are classified once for all the
+ * matrices (0, 1, other): when most are 0 or 1, only the terms on other
+ * values read w. */
+CUZK_API cuzk_error_t cuzk_matrix_mulvec(const cuzk_matrix_t *const *ms, cuzk_fr_buf_t *const *outs, uint32_t count,
+                                         const cuzk_fr_buf_t *w, uint64_t out_off);
 
 /* Decode a compact witness (synth.CompactWitness) of n < 2^32 elements into
  * dst[off : off+n]: element i has class (classes[i/32] >> 2(i%32)) & 3,

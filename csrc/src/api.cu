@@ -361,9 +361,9 @@ cuzk_error_t cuzk_matrix_free(cuzk_matrix_t* m) {
   return guard("free matrix", [&] { matrix_free(m); });
 }
 
-cuzk_error_t cuzk_matrix_mulvec(const cuzk_matrix_t* m, const cuzk_fr_buf_t* w, cuzk_fr_buf_t* out,
-                                uint64_t out_off) {
-  return guard("matrix times vector", [&] { matrix_mulvec(m, w, out, out_off); });
+cuzk_error_t cuzk_matrix_mulvec(const cuzk_matrix_t* const* ms, cuzk_fr_buf_t* const* outs, uint32_t count,
+                                const cuzk_fr_buf_t* w, uint64_t out_off) {
+  return guard("matrix times vector", [&] { matrix_mulvec(ms, outs, count, w, out_off); });
 }
 
 cuzk_error_t cuzk_witness_decode(cuzk_fr_buf_t* dst, uint64_t off, uint64_t n, const uint64_t* classes,

@@ -143,8 +143,10 @@ namespace cuzk {
 // (cuzk_matrix_upload); matrix_free releases it.
 cuzk_matrix* matrix_upload(int dev, const cuzk_matrix_desc_t& desc, const void* coeffs, uint64_t n_coeffs);
 void matrix_free(cuzk_matrix* m);
-// spmv.cu: out[out_off + r] = ⟨row r, w⟩ for every row (cuzk_matrix_mulvec), waited for.
-void matrix_mulvec(const cuzk_matrix* m, const cuzk_fr_buf_t* w, cuzk_fr_buf_t* out, uint64_t out_off);
+// spmv.cu: outs[i][out_off + r] = ⟨row r of ms[i], w⟩ for every row of each of the count matrices
+// (cuzk_matrix_mulvec), waited for.
+void matrix_mulvec(const cuzk_matrix* const* ms, cuzk_fr_buf_t* const* outs, uint32_t count, const cuzk_fr_buf_t* w,
+                   uint64_t out_off);
 
 // witness.cu: a compact witness decoded into dst[off : off+n] (cuzk_witness_decode), waited for.
 void witness_decode(cuzk_fr_buf_t* dst, uint64_t off, uint64_t n, const uint64_t* classes, const void* others,

@@ -119,9 +119,90 @@ __device__ fr_t row_dot(const matrix_view_t& m, const fr_t* __restrict__ w, uint
   return acc;
 }
 
-// spmv_light writes out[r] = ⟨row r, w⟩ for the rows shorter than heavy_min words.
+// Classes of w's elements (witness_classify), in the layout of a compact witness
+// (synth.CompactWitness, cuzk_witness_decode): element i's class is bits 2(i mod 32) and
+// 2(i mod 32)+1 of word i/32.
+enum : uint32_t { CLASS_ZERO = 0, CLASS_ONE = 1, CLASS_OTHER = 2 };
+
+// witness_class returns the class of w[col].
+__device__ __forceinline__ uint32_t witness_class(const uint64_t* __restrict__ cls, uint32_t col) {
+  return (uint32_t)(__ldg(cls + col / 32) >> (2 * (col % 32))) & 3;
+}
+
+// spread_bits moves bit j of x to bit 2j.
+__device__ __forceinline__ uint64_t spread_bits(uint32_t x) {
+  uint64_t v = x;
+  v = (v | v << 16) & 0x0000FFFF0000FFFFull;
+  v = (v | v << 8) & 0x00FF00FF00FF00FFull;
+  v = (v | v << 4) & 0x0F0F0F0F0F0F0F0Full;
+  v = (v | v << 2) & 0x3333333333333333ull;
+  v = (v | v << 1) & 0x5555555555555555ull;
+  return v;
+}
+
+// witness_classify writes the classes of w[0 : n] to classes[0 : ⌈n/32⌉) (the bits of elements
+// ≥ n clear) and adds the number of elements of class CLASS_OTHER to *n_others. A warp takes 32
+// consecutive elements a step, one a lane (coalesced 32-byte reads), and its first lane writes
+// their word from two ballots.
+__global__ void __launch_bounds__(SPMV_THREADS) witness_classify(const fr_t* __restrict__ w, uint64_t n,
+                                                                 uint64_t* __restrict__ classes,
+                                                                 unsigned long long* n_others) {
+  const uint32_t lane = threadIdx.x % 32;
+  const uint64_t n_words = (n + 31) / 32, warps = (uint64_t)gridDim.x * (blockDim.x / 32);
+  uint32_t others = 0;
+  for (uint64_t wi = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; wi < n_words; wi += warps) {
+    const uint64_t i = wi * 32 + lane;
+    uint32_t c = CLASS_ZERO;
+    if (i < n) {
+      const fr_t v = load_fr(w + i);
+      c = v.is_zero() ? CLASS_ZERO : v == fr_t::one() ? CLASS_ONE : CLASS_OTHER;
+    }
+    const uint32_t lo = __ballot_sync(FULL_WARP, c & 1), hi = __ballot_sync(FULL_WARP, c >> 1);
+    if (lane == 0) classes[wi] = spread_bits(lo) | spread_bits(hi) << 1;
+    others += c >> 1;
+  }
+#pragma unroll
+  for (uint32_t d = 16; d >= 1; d >>= 1) others += __shfl_down_sync(FULL_WARP, others, d);
+  if (lane == 0 && others) atomicAdd(n_others, (unsigned long long)others);
+}
+
+// row_dot_classed is row_dot over w's classes (witness_classify): a term on a 0 is skipped, a
+// term on a 1 adds its coefficient, and only a term on another value reads w — an 8-byte class
+// word from an array of n/4 bytes (32 MiB at 2^27 columns, which L2 can hold) instead of a 32-byte
+// element from n·32 bytes. Each lane stops at its next term that needs a product (another value
+// times a coefficient other than ±1), so that the lanes of a warp do their products together.
+__device__ fr_t row_dot_classed(const matrix_view_t& m, const fr_t* __restrict__ w, const uint64_t* __restrict__ cls,
+                                uint64_t k, uint64_t end) {
+  const uint32_t cb = m.col_bits, mask = (1u << cb) - 1, esc = 0xffffffffu >> cb;
+  fr_t acc = fr_t::zero();
+  while (k < end) {
+    uint32_t x = __ldg(m.words + k), c = witness_class(cls, x & mask);
+    while (c != CLASS_OTHER || (x >> cb) <= 1) {
+      uint32_t code = x >> cb;
+      if (code == esc) code = __ldg(m.words + ++k);
+      if (c != CLASS_ZERO) {
+        // A term on another value here has the coefficient ±1; one on a 1 is its coefficient.
+        const fr_t t = c == CLASS_OTHER ? load_fr(w + (x & mask)) : code > 1 ? load_fr(m.coeffs + code) : fr_t::one();
+        acc = code == 1 ? acc - t : acc + t;
+      }
+      if (++k == end) return acc;
+      x = __ldg(m.words + k);
+      c = witness_class(cls, x & mask);
+    }
+    uint32_t code = x >> cb;
+    if (code == esc) code = __ldg(m.words + ++k);
+    acc = acc + load_fr(w + (x & mask)) * load_fr(m.coeffs + code);
+    k++;
+  }
+  return acc;
+}
+
+// spmv_light writes out[r] = ⟨row r, w⟩ for the rows shorter than heavy_min words, reading w's
+// classes cls (row_dot_classed) when CLASSED.
+template <bool CLASSED>
 __global__ void __launch_bounds__(SPMV_THREADS) spmv_light(matrix_view_t m, const fr_t* __restrict__ w,
-                                                           fr_t* __restrict__ out, uint32_t heavy_min) {
+                                                           const uint64_t* __restrict__ cls, fr_t* __restrict__ out,
+                                                           uint32_t heavy_min) {
   const uint64_t r = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   const uint64_t block = r / CUZK_ROW_BLOCK;
   if (block * CUZK_ROW_BLOCK >= m.rows) return;  // the whole warp
@@ -130,13 +211,18 @@ __global__ void __launch_bounds__(SPMV_THREADS) spmv_light(matrix_view_t m, cons
   bool unlisted;
   row_span(m, block, threadIdx.x % 32, start, len, unlisted);
   if (r >= m.rows || len >= heavy_min) return;
-  store_fr(out + r, row_dot(m, w, start, start + len));
+  if constexpr (CLASSED)
+    store_fr(out + r, row_dot_classed(m, w, cls, start, start + len));
+  else
+    store_fr(out + r, row_dot(m, w, start, start + len));
 }
 
-// spmv_heavy writes out[row] = ⟨row, w⟩ for the listed heavy rows, one warp each.
+// spmv_heavy writes out[row] = ⟨row, w⟩ for the listed heavy rows, one warp each, reading w's
+// classes cls when CLASSED (as row_dot_classed: w only for the terms on other values).
+template <bool CLASSED>
 __global__ void __launch_bounds__(SPMV_THREADS) spmv_heavy(matrix_view_t m, const uint4* __restrict__ heavy,
                                                            uint64_t n_heavy, const fr_t* __restrict__ w,
-                                                           fr_t* __restrict__ out) {
+                                                           const uint64_t* __restrict__ cls, fr_t* __restrict__ out) {
   const uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const uint32_t lane = threadIdx.x % 32;
   if (i >= n_heavy) return;  // the whole warp
@@ -148,13 +234,17 @@ __global__ void __launch_bounds__(SPMV_THREADS) spmv_heavy(matrix_view_t m, cons
     if (k > first && (__ldg(m.words + k - 1) >> cb) == esc) continue;  // word k is an escaped coefficient index
     const uint32_t x = __ldg(m.words + k);
     uint32_t code = x >> cb;
-    const fr_t v = load_fr(w + (x & mask));
+    const uint32_t c = CLASSED ? witness_class(cls, x & mask) : CLASS_OTHER;
+    if (c == CLASS_ZERO) continue;
+    if (code == esc) code = __ldg(m.words + k + 1);
+    const fr_t v = c == CLASS_ONE ? fr_t::one() : load_fr(w + (x & mask));
     if (code == 0) {
       acc = acc + v;
     } else if (code == 1) {
       acc = acc - v;
+    } else if (c == CLASS_ONE) {
+      acc = acc + load_fr(m.coeffs + code);
     } else {
-      if (code == esc) code = __ldg(m.words + k + 1);
       acc = acc + v * load_fr(m.coeffs + code);
     }
   }

@@ -8,7 +8,7 @@
 //     When at most 3/4 of them are others, the products read the classes:
 //     a term on a 0 is skipped, one on a 1 adds its coefficient, and only a
 //     term on another value reads w's 32 bytes (in PoRep 1.7 % of terms; the
-//     class words, n/4 bytes, stay in L2).
+//     class words take n/4 bytes, which L2 can hold).
 //  1. Rows are taken 32 at a time, one row block (CUZK_ROW_BLOCK = 32) per
 //     warp and one row per lane. Each lane reads its row's length byte (a long
 //     row's length by a binary search in the long-row list), and an inclusive

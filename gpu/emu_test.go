@@ -246,21 +246,8 @@ func TestKernelsEmulatedChecks(t *testing.T) {
 func TestKernelsEmulatedWitness(t *testing.T) {
 	rng := newRand(t)
 	for _, n := range []int{1, 33, 511, 512, 513, 1500} {
-		for _, mix := range []string{"zero", "bits", "mixed", "other"} {
-			w := make([]fr.Element, n)
-			for i := range w {
-				switch p := rng.IntN(100); {
-				case mix == "zero":
-				case mix == "bits" || mix == "mixed" && p < 98:
-					if rng.IntN(2) == 1 {
-						w[i].SetOne()
-					}
-				case p%2 == 0:
-					w[i] = rMinusOne()
-				default:
-					w[i].SetRandom()
-				}
-			}
+		for _, mix := range witnessMixes {
+			w := mixWitness(rng, n, mix)
 			cw, err := synth.EncodeWitness(w)
 			require.NoError(t, err)
 			st, got := emuDecode(t, cw)

@@ -251,6 +251,37 @@ func randomWitness(rng *rand.Rand, n int) []fr.Element {
 	return w
 }
 
+// witnessMixes are mixWitness's kinds of assignment.
+var witnessMixes = []string{"zero", "bits", "mixed", "other"}
+
+// mixWitness returns n elements of a kind: "zero" all 0; "bits" 0 or 1 at random; "mixed" the
+// same but for 2 % that are r−1 or random (PoRep's aux has about 1 % such values); "other" r−1
+// or random.
+func mixWitness(rng *rand.Rand, n int, mix string) []fr.Element {
+	others := map[string]int{"zero": 0, "bits": 0, "mixed": 2, "other": 100}
+	pct, ok := others[mix]
+	if !ok {
+		panic("mixWitness: unknown mix " + mix)
+	}
+	w := make([]fr.Element, n)
+	if mix == "zero" {
+		return w
+	}
+	for i := range w {
+		switch p := rng.IntN(100); {
+		case p >= pct:
+			if rng.IntN(2) == 1 {
+				w[i].SetOne()
+			}
+		case p%2 == 0:
+			w[i] = rMinusOne()
+		default:
+			w[i].SetRandom()
+		}
+	}
+	return w
+}
+
 // randomCircuit is a synth.Circuit of random constraints over nVars variables (3 of them public
 // inputs, and the One) whose coefficients
 // come from a pool of poolSize values (1, −1, 2, then random), with a long row (a packing of 300

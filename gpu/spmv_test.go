@@ -104,25 +104,9 @@ func TestMulVecsMatchesCPU(t *testing.T) {
 	wb, err := d.AllocScalars(len(asg.W))
 	require.NoError(t, err)
 	defer wb.Close()
-	mostlyBits := func(others int) []fr.Element { // others of every 100 elements are r−1 or random
-		w := make([]fr.Element, len(asg.W))
-		for i := range w {
-			switch p := rng.IntN(100); {
-			case p >= others:
-				if rng.IntN(2) == 1 {
-					w[i].SetOne()
-				}
-			case p%2 == 0:
-				w[i] = rMinusOne()
-			default:
-				w[i].SetRandom()
-			}
-		}
-		return w
-	}
 	witnesses := map[string][]fr.Element{
-		"the circuit's": asg.W, "2 % others": mostlyBits(2), "60 % others": randomWitness(rng, len(asg.W)),
-		"all others": randScalars(rng.Uint64(), len(asg.W)), "all 0/1": mostlyBits(0),
+		"the circuit's": asg.W, "2 % others": mixWitness(rng, len(asg.W), "mixed"), "60 % others": randomWitness(rng, len(asg.W)),
+		"all others": randScalars(rng.Uint64(), len(asg.W)), "all 0/1": mixWitness(rng, len(asg.W), "bits"),
 	}
 	got := make([]fr.Element, shape.NumConstraints)
 	for name, w := range witnesses {
@@ -255,21 +239,8 @@ func TestWitnessDecodeMatchesCPU(t *testing.T) {
 	ctx := context.Background()
 	rng := newRand(t)
 	for _, n := range []int{1, 31, 32, 33, 511, 512, 513, 1024, 100003} {
-		for _, mix := range []string{"zero", "bits", "mixed", "other"} {
-			w := make([]fr.Element, n)
-			for i := range w {
-				switch p := rng.IntN(100); {
-				case mix == "zero":
-				case mix == "bits" || mix == "mixed" && p < 98:
-					if rng.IntN(2) == 1 {
-						w[i].SetOne()
-					}
-				case p%2 == 0:
-					w[i] = rMinusOne()
-				default:
-					w[i].SetRandom()
-				}
-			}
+		for _, mix := range witnessMixes {
+			w := mixWitness(rng, n, mix)
 			cw, err := synth.EncodeWitness(w)
 			require.NoError(t, err)
 			cpu := make([]fr.Element, n)

@@ -201,8 +201,9 @@ void matrix_free(cuzk_matrix* m) {
 }
 
 // Reading w's classes pays when most of w is 0 or 1 (PoRep's: 98.9 %): each term then reads an
-// 8-byte class word that stays in L2 before, at most, w's 32 bytes. matrix_mulvec reads them when
-// at most CLASSED_OTHERS_NUM/CLASSED_OTHERS_DEN of w's elements are others.
+// 8-byte class word, from an array a 128th of w's size, before, at most, w's 32 bytes.
+// matrix_mulvec reads them when at most CLASSED_OTHERS_NUM/CLASSED_OTHERS_DEN of w's elements
+// are others.
 constexpr uint64_t CLASSED_OTHERS_NUM = 3, CLASSED_OTHERS_DEN = 4;
 
 void matrix_mulvec(const cuzk_matrix* const* ms, cuzk_fr_buf_t* const* outs, uint32_t count, const cuzk_fr_buf_t* w,

@@ -116,7 +116,8 @@ func (p *ProverDevice) afterHMSM(s *SRS) {
 	if !due || s.h.Shifted() {
 		return
 	}
-	free, pool, ok := p.roomFor("H shift table", uint64(s.h.Len())*g1AffineBytes, "srs", s.id)
+	table := uint64(s.h.Len()) * g1AffineBytes
+	free, pool, ok := p.roomFor("H shift table", table, "srs", s.id)
 	if !ok {
 		return
 	}
@@ -131,7 +132,7 @@ func (p *ProverDevice) afterHMSM(s *SRS) {
 	p.times.ShiftTables++
 	p.times.ShiftTableBuild += took
 	p.mu.Unlock()
-	p.logf(slog.LevelInfo, "H shift table built", s, "points", s.h.Len(), "table_gib", gib(uint64(s.h.Len())*g1AffineBytes),
+	p.logf(slog.LevelInfo, "H shift table built", s, "points", s.h.Len(), "table_gib", gib(table),
 		"free_before_gib", gib(free), "pool_gib", gib(pool), "took", took.Round(time.Millisecond))
 }
 

@@ -82,8 +82,7 @@ static void spmv(std::ifstream& f, std::ofstream& o) {
     launch(hblocks, SPMV_THREADS,
            [&] { spmv_heavy<true>(v, heavy.data(), heavy.size(), w.data(), classes.data(), classed.data() + 1); });
   }
-  o << "OK  ";
-  o.write(reinterpret_cast<const char*>(plain.data()), plain.size() * sizeof(fr_t));
+  write_ok(o, plain);
   o.write(reinterpret_cast<const char*>(classed.data()), classed.size() * sizeof(fr_t));
   o.write(reinterpret_cast<const char*>(&n_others), sizeof n_others);
   o.write(reinterpret_cast<const char*>(classes.data()), classes.size() * sizeof(uint64_t));

@@ -49,13 +49,6 @@ __device__ __forceinline__ fr_t load_fr(const fr_t* p) {
   return r;
 }
 
-// store_fr writes an element with two 16-byte stores.
-__device__ __forceinline__ void store_fr(fr_t* p, const fr_t& v) {
-  uint4* q = reinterpret_cast<uint4*>(p);
-  q[0] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
-  q[1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
-}
-
 // long_length returns the length of long row r from the long-row list, and whether r is listed.
 __device__ uint32_t long_length(const matrix_view_t& m, uint32_t r, bool& listed) {
   uint32_t lo = 0, hi = m.n_long;  // the first entry ≥ r
@@ -212,9 +205,9 @@ __global__ void __launch_bounds__(SPMV_THREADS) spmv_light(matrix_view_t m, cons
   row_span(m, block, threadIdx.x % 32, start, len, unlisted);
   if (r >= m.rows || len >= heavy_min) return;
   if constexpr (CLASSED)
-    store_fr(out + r, row_dot_classed(m, w, cls, start, start + len));
+    fr_t::store(out + r, row_dot_classed(m, w, cls, start, start + len));
   else
-    store_fr(out + r, row_dot(m, w, start, start + len));
+    fr_t::store(out + r, row_dot(m, w, start, start + len));
 }
 
 // spmv_heavy writes out[row] = ⟨row, w⟩ for the listed heavy rows, one warp each, reading w's
@@ -255,7 +248,7 @@ __global__ void __launch_bounds__(SPMV_THREADS) spmv_heavy(matrix_view_t m, cons
     for (int j = 0; j < 8; j++) o.l[j] = __shfl_down_sync(FULL_WARP, acc.l[j], d);
     acc = acc + o;
   }
-  if (lane == 0) store_fr(out + h.x, acc);
+  if (lane == 0) fr_t::store(out + h.x, acc);
 }
 
 // Reasons spmv_check reports, with the row, as row·16 + reason (the smallest wins).

@@ -71,9 +71,7 @@ __global__ void __launch_bounds__(CUZK_WITNESS_BLOCK) witness_check_decode(
       atomicMin(bad, (unsigned long long)(i * 4 + BAD_CLASS));
       return;
   }
-  uint4* q = reinterpret_cast<uint4*>(dst + i);
-  q[0] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
-  q[1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
+  fr_t::store(dst + i, v);
 }
 
 }  // namespace cuzk

@@ -127,6 +127,29 @@ func TestMulVecsMatchesCPU(t *testing.T) {
 	require.NoError(t, MulVecs(ctx, wb, []*Matrix{mats[2], mats[2]}, outs[:2], 0))
 }
 
+// TestMulVecsRefusesBadArguments checks, without a GPU, MulVecs's refusals that come before any
+// library call (TestMulVecsMatchesCPU checks the repeated and shared outputs and the lists on the
+// device): buffers on another device, a w shorter than a matrix's columns, an output range past
+// its buffer, a cancelled context, a closed matrix.
+func TestMulVecsRefusesBadArguments(t *testing.T) {
+	d0, d1 := &Device{index: 0}, &Device{index: 1}
+	m := &Matrix{dev: d0, rows: 10, cols: 20, h: 1}
+	w := &Scalars{dev: d0, n: 20, h: 1}
+	out := &Scalars{dev: d0, n: 12, h: 1}
+	ctx := context.Background()
+	mulVecs := func(w *Scalars, m *Matrix, out *Scalars, off int) error {
+		return MulVecs(ctx, w, []*Matrix{m}, []*Scalars{out}, off)
+	}
+	require.ErrorContains(t, mulVecs(&Scalars{dev: d1, n: 20, h: 1}, m, out, 0), "matrix 0 on device 0, w on 1, its output on 0")
+	require.ErrorContains(t, mulVecs(w, m, &Scalars{dev: d1, n: 12, h: 1}, 0), "its output on 1")
+	require.ErrorContains(t, mulVecs(&Scalars{dev: d0, n: 19, h: 1}, m, out, 0), "w has 19 elements, matrix 0 reads 20")
+	require.ErrorContains(t, mulVecs(w, m, out, 3), "[3, 13) of 12 scalars: out of range")
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	require.ErrorIs(t, MulVecs(cancelled, w, []*Matrix{m}, []*Scalars{out}, 0), context.Canceled)
+	require.ErrorIs(t, mulVecs(w, &Matrix{dev: d0, rows: 10, cols: 20}, out, 0), ErrClosed)
+}
+
 // TestMatrixMulVecPoRep compares the device's A·w, B·w, C·w with the CPU's on the PoRep-shaped
 // tiny circuit with its real witness, shipped compactly.
 func TestMatrixMulVecPoRep(t *testing.T) {

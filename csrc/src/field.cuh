@@ -175,6 +175,23 @@ struct mont_t {
     return *p;
 #endif
   }
+  // load_ro is load through the read-only data cache (__ldg), for arrays that no thread of the
+  // kernel writes.
+  static CUZK_HD mont_t load_ro(const mont_t* p) {
+#if defined(__CUDA_ARCH__)
+    static_assert(N % 4 == 0, "whole 16-byte words");
+    const uint4* q = reinterpret_cast<const uint4*>(p);
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N / 4; i++) {
+      const uint4 w = __ldg(q + i);
+      r.l[4 * i] = w.x, r.l[4 * i + 1] = w.y, r.l[4 * i + 2] = w.z, r.l[4 * i + 3] = w.w;
+    }
+    return r;
+#else
+    return *p;
+#endif
+  }
   // store writes v at p with N/4 16-byte stores; p must be 16-byte aligned. A LAZY value is
   // written as its representative below p.
   static CUZK_HD void store(mont_t* p, const mont_t& v) {

@@ -39,16 +39,6 @@ struct matrix_view_t {
   uint32_t col_bits;
 };
 
-// load_fr reads an element with two 16-byte loads (device arrays of fr_t are 32-byte aligned).
-__device__ __forceinline__ fr_t load_fr(const fr_t* p) {
-  const uint4* q = reinterpret_cast<const uint4*>(p);
-  const uint4 a = __ldg(q), b = __ldg(q + 1);
-  fr_t r;
-  r.l[0] = a.x, r.l[1] = a.y, r.l[2] = a.z, r.l[3] = a.w;
-  r.l[4] = b.x, r.l[5] = b.y, r.l[6] = b.z, r.l[7] = b.w;
-  return r;
-}
-
 // long_length returns the length of long row r from the long-row list, and whether r is listed.
 __device__ uint32_t long_length(const matrix_view_t& m, uint32_t r, bool& listed) {
   uint32_t lo = 0, hi = m.n_long;  // the first entry ≥ r
@@ -99,14 +89,14 @@ __device__ fr_t row_dot(const matrix_view_t& m, const fr_t* __restrict__ w, uint
     uint32_t x = __ldg(m.words + k);
     while ((x >> cb) <= 1) {
       const uint32_t next = k + 1 < end ? __ldg(m.words + k + 1) : 0;
-      const fr_t v = load_fr(w + (x & mask));
+      const fr_t v = fr_t::load_ro(w + (x & mask));
       acc = (x >> cb) ? acc - v : acc + v;
       if (++k == end) return acc;
       x = next;
     }
     uint32_t code = x >> cb;
     if (code == esc) code = __ldg(m.words + ++k);
-    acc = acc + load_fr(w + (x & mask)) * load_fr(m.coeffs + code);
+    acc = acc + fr_t::load_ro(w + (x & mask)) * fr_t::load_ro(m.coeffs + code);
     k++;
   }
   return acc;
@@ -147,7 +137,7 @@ __global__ void __launch_bounds__(SPMV_THREADS) witness_classify(const fr_t* __r
     const uint64_t i = wi * 32 + lane;
     uint32_t c = CLASS_ZERO;
     if (i < n) {
-      const fr_t v = load_fr(w + i);
+      const fr_t v = fr_t::load_ro(w + i);
       c = v.is_zero() ? CLASS_ZERO : v == fr_t::one() ? CLASS_ONE : CLASS_OTHER;
     }
     const uint32_t lo = __ballot_sync(FULL_WARP, c & 1), hi = __ballot_sync(FULL_WARP, c >> 1);
@@ -175,7 +165,7 @@ __device__ fr_t row_dot_classed(const matrix_view_t& m, const fr_t* __restrict__
       if (code == esc) code = __ldg(m.words + ++k);
       if (c != CLASS_ZERO) {
         // A term on another value here has the coefficient ±1; one on a 1 is its coefficient.
-        const fr_t t = c == CLASS_OTHER ? load_fr(w + (x & mask)) : code > 1 ? load_fr(m.coeffs + code) : fr_t::one();
+        const fr_t t = c == CLASS_OTHER ? fr_t::load_ro(w + (x & mask)) : code > 1 ? fr_t::load_ro(m.coeffs + code) : fr_t::one();
         acc = code == 1 ? acc - t : acc + t;
       }
       if (++k == end) return acc;
@@ -184,7 +174,7 @@ __device__ fr_t row_dot_classed(const matrix_view_t& m, const fr_t* __restrict__
     }
     uint32_t code = x >> cb;
     if (code == esc) code = __ldg(m.words + ++k);
-    acc = acc + load_fr(w + (x & mask)) * load_fr(m.coeffs + code);
+    acc = acc + fr_t::load_ro(w + (x & mask)) * fr_t::load_ro(m.coeffs + code);
     k++;
   }
   return acc;
@@ -230,15 +220,15 @@ __global__ void __launch_bounds__(SPMV_THREADS) spmv_heavy(matrix_view_t m, cons
     const uint32_t c = CLASSED ? witness_class(cls, x & mask) : CLASS_OTHER;
     if (c == CLASS_ZERO) continue;
     if (code == esc) code = __ldg(m.words + k + 1);
-    const fr_t v = c == CLASS_ONE ? fr_t::one() : load_fr(w + (x & mask));
+    const fr_t v = c == CLASS_ONE ? fr_t::one() : fr_t::load_ro(w + (x & mask));
     if (code == 0) {
       acc = acc + v;
     } else if (code == 1) {
       acc = acc - v;
     } else if (c == CLASS_ONE) {
-      acc = acc + load_fr(m.coeffs + code);
+      acc = acc + fr_t::load_ro(m.coeffs + code);
     } else {
-      acc = acc + v * load_fr(m.coeffs + code);
+      acc = acc + v * fr_t::load_ro(m.coeffs + code);
     }
   }
 #pragma unroll

@@ -61,10 +61,7 @@ __global__ void __launch_bounds__(CUZK_WITNESS_BLOCK) witness_check_decode(
       break;
     case 2: {
       const uint32_t rank = before[t / 32] + __popcll(others_in(word) & ((1ull << shift) - 1));
-      const uint4* q = reinterpret_cast<const uint4*>(others + k0 + rank);
-      const uint4 lo = __ldg(q), hi = __ldg(q + 1);
-      v.l[0] = lo.x, v.l[1] = lo.y, v.l[2] = lo.z, v.l[3] = lo.w;
-      v.l[4] = hi.x, v.l[5] = hi.y, v.l[6] = hi.z, v.l[7] = hi.w;
+      v = fr_t::load_ro(others + k0 + rank);
       break;
     }
     default:

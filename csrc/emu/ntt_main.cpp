@@ -6,8 +6,8 @@
 //
 //   ntt_emu IN OUT [FULL_LOG]
 //                    IN: cases (uint64), then per case log_n, inverse, coset, in_bitrev,
-//                    out_bitrev, handoff (ntt_handoff) (uint64), the shift (4 uint64, zero for
-//                    gnark's 7), 2^log_n elements; FULL_LOG (1..20): with a full diagonal
+//                    out_bitrev (uint64), the shift (4 uint64, zero for gnark's 7),
+//                    2^log_n elements; FULL_LOG (1..20): with a full diagonal
 //                    table of 2^FULL_LOG elements (ntt_twiddles.full, ntt.cu's ntt_full_table)
 //
 // OUT is "OK  " then every case's transformed elements, one case after another.
@@ -37,11 +37,14 @@ static const fr_t* scaled_table(std::map<uint32_t, std::vector<fr_t>>& m, const 
 // low, high and diagonal tables scaled by n⁻¹ (ntt.cu's inverse_scaled and psi_inverse_scaled).
 struct host_twiddles {
   std::vector<fr_t> lo, hi, diag, diag2;
-  std::map<uint32_t, std::vector<fr_t>> lo_scaled, hi_scaled, diag_scaled;
+  std::map<uint32_t, std::vector<fr_t>> lo_scaled, hi_scaled, diag_scaled, diag2_scaled;
   ntt_twiddles T{};
-  const fr_t* scaled(uint32_t log_n) { return scaled_table(lo_scaled, lo, log_n); }
   const fr_t* hi_scaled_for(uint32_t log_n) { return scaled_table(hi_scaled, hi, log_n); }
-  const fr_t* diag_scaled_for(uint32_t log_n) { return scaled_table(diag_scaled, diag, log_n); }
+  const fr_t* scaled(ntt_scale_table kind, uint32_t log_n) {
+    if (kind == SCALE_DIAG) return scaled_table(diag_scaled, diag, log_n);
+    if (kind == SCALE_DIAG2) return scaled_table(diag2_scaled, diag2, log_n);
+    return scaled_table(lo_scaled, lo, log_n);
+  }
   explicit host_twiddles(const fr_t& w) {
     pow_table_host(w, lo, hi);
     diag.resize(size_t(1) << DIAG_BITS);
@@ -94,11 +97,9 @@ int main(int argc, char** argv) {
   for (uint64_t ci = 0; ci < cases && f; ci++) {
     const uint32_t log_n = (uint32_t)read_u64(f);
     const bool inv = read_u64(f) != 0, coset = read_u64(f) != 0, dit = read_u64(f) != 0, out_br = read_u64(f) != 0;
-    const uint64_t handoff = read_u64(f);
     uint64_t sw[4];
     for (auto& x : sw) x = read_u64(f);
     if (log_n < 1 || log_n > 20) return 3;
-    if (handoff > HANDOFF_FROM_INVERSE || (handoff != HANDOFF_NONE && !ntt_handoff_fits(log_n))) return 4;
     std::vector<fr_t> a(size_t(1) << log_n);
     f.read(reinterpret_cast<char*>(a.data()), a.size() * sizeof(fr_t));
 
@@ -124,19 +125,28 @@ int main(int argc, char** argv) {
       v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
       v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
     }
-    if (ntt_diag_scales_inverse(log_n, inv, coset))
-      v.omega_inv_scaled =
-          ntt_inverse_scale(omi.T, log_n) == SCALE_DIAG ? omi.diag_scaled_for(log_n) : omi.scaled(log_n);
-    const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v, (ntt_handoff)handoff);
+    if (ntt_diag_scales_inverse(log_n, inv, coset, v.psi))
+      v.omega_inv_scaled = omi.scaled(ntt_inverse_scale(omi.T, log_n, coset ? ntt_psi_mode_of(inv, dit) : PSI_NONE), log_n);
+    const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v);
     for (uint32_t pi = 0; pi < P.np; pi++) {
       const ntt_launch& l = P.pass[pi];
       std::vector<fr_t> sh(l.smem / sizeof(fr_t));
       fr_t* d = a.data();
       launch(l.blocks, l.threads, [&] {
-        if (l.dit)
-          ntt_pass_block<true>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
+        const uint64_t b = blockIdx.x;
+        const uint32_t t = threadIdx.x, nt = blockDim.x;
+        if (l.ring == RING_ODD && l.dit)
+          ntt_pass_block<true, false, RING_ODD>(sh.data(), d, l.args, b, t, nt);
+        else if (l.ring == RING_ODD)
+          ntt_pass_block<false, false, RING_ODD>(sh.data(), d, l.args, b, t, nt);
+        else if (l.ring == RING_TREE && l.dit)
+          ntt_pass_block<true, false, RING_TREE>(sh.data(), d, l.args, b, t, nt);
+        else if (l.ring == RING_TREE)
+          ntt_pass_block<false, false, RING_TREE>(sh.data(), d, l.args, b, t, nt);
+        else if (l.dit)
+          ntt_pass_block<true>(sh.data(), d, l.args, b, t, nt);
         else
-          ntt_pass_block<false>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
+          ntt_pass_block<false>(sh.data(), d, l.args, b, t, nt);
       });
     }
     if (P.bitrev_after) {

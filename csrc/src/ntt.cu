@@ -25,6 +25,7 @@ struct device_tables {
   uint32_t full_log = 0;
   const fr_t* omega_inv_scaled[NTT_ROOT_LOG + 1] = {};       // n⁻¹·ω^(−i), i < 2^14, per log_n (built on first use)
   const fr_t* omega_inv_diag_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω_{2^DIAG_BITS}^(−x), per log_n (likewise)
+  const fr_t* omega_inv_diag2_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω_{2^(DIAG_BITS+1)}^(−x), per log_n (likewise)
   const fr_t* psi_inv_scaled[NTT_ROOT_LOG + 1] = {};         // n⁻¹·ω_{2^14}^(−i), i < 2^14, per log_n (likewise)
   std::vector<coset_tables> cosets;
   std::vector<void*> allocations;  // owned device tables, freed never (process lifetime)
@@ -98,11 +99,18 @@ static void ntt_tables(device_tables& c) {
     c.omega = make_twiddles(c, w);
     c.omega_inv = make_twiddles(c, w.inverse());
     c.omega_inv.inverse = true;
-    // A pass block of 2^11 elements needs more than the default 48 KiB.
+    // A pass block of 2^11 elements needs more than the default 48 KiB, and so does a ring
+    // pass's (twice the twiddles) of 2^10.
     const int smem = (int)(((1u << PASS_BITS) + (1u << PASS_BITS) / 2) * sizeof(fr_t));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const int ring_smem = (int)((2u << PASS_BITS) * sizeof(fr_t));
+    const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false>, attr, smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true>, attr, smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, true>, attr, smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false, false, RING_ODD>, attr, ring_smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false, false, RING_TREE>, attr, ring_smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, false, RING_ODD>, attr, ring_smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, false, RING_TREE>, attr, ring_smem));
     c.ready = true;
   }
 }
@@ -149,16 +157,18 @@ static const fr_t* scaled_table(device_tables& c, const fr_t*& slot, const fr_t&
 }
 
 // inverse_scaled returns the table that carries n⁻¹ for an inverse of n = 2^log_n without
-// coset (ntt_inverse_scale): the low power table n⁻¹·ω^(−i), or the one-lookup diagonal
-// n⁻¹·ω_{2^DIAG_BITS}^(−x), built on the host; c.mu is held.
-static const fr_t* inverse_scaled(device_tables& c, const ntt_twiddles& T, uint32_t log_n) {
-  if (ntt_inverse_scale(T, log_n) == SCALE_POW_LO)
-    return scaled_table(c, c.omega_inv_scaled[log_n], ntt_root().inverse(), false, log_n);
-  const fr_t*& slot = c.omega_inv_diag_scaled[log_n];
+// coset or on the coset ψ with its row factor where psi says (ntt_inverse_scale): the low power
+// table n⁻¹·ω^(−i), or the one-lookup diagonal n⁻¹·ω_{2^DIAG_BITS}^(−x) or
+// n⁻¹·ω_{2^(DIAG_BITS+1)}^(−x), built on the host; c.mu is held.
+static const fr_t* inverse_scaled(device_tables& c, const ntt_twiddles& T, uint32_t log_n, ntt_psi_mode psi) {
+  const ntt_scale_table kind = ntt_inverse_scale(T, log_n, psi);
+  if (kind == SCALE_POW_LO) return scaled_table(c, c.omega_inv_scaled[log_n], ntt_root().inverse(), false, log_n);
+  const uint32_t log_order = kind == SCALE_DIAG2 ? DIAG_BITS + 1 : DIAG_BITS;
+  const fr_t*& slot = kind == SCALE_DIAG2 ? c.omega_inv_diag2_scaled[log_n] : c.omega_inv_diag_scaled[log_n];
   if (!slot) {
-    std::vector<fr_t> t(size_t(1) << DIAG_BITS);
-    fr_t step = ntt_root().inverse();  // ω_{2^28}^(−1) → ω_{2^DIAG_BITS}^(−1)
-    for (int i = DIAG_BITS; i < NTT_ROOT_LOG; i++) step = step.sqr();
+    std::vector<fr_t> t(size_t(1) << log_order);
+    fr_t step = ntt_root().inverse();  // ω_{2^28}^(−1) → ω_{2^log_order}^(−1)
+    for (uint32_t i = log_order; i < (uint32_t)NTT_ROOT_LOG; i++) step = step.sqr();
     t[0] = ntt_size_inverse(log_n);
     for (size_t x = 1; x < t.size(); x++) t[x] = t[x - 1] * step;
     slot = (const fr_t*)upload_table(c, t);
@@ -188,8 +198,7 @@ static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_
   return t;
 }
 
-void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times,
-             ntt_handoff handoff) {
+void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times) {
   require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
   device_tables& c = tables_for(dev);
   std::lock_guard<std::mutex> g(c.mu);  // until the passes are enqueued: ntt_full_table
@@ -212,21 +221,17 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
       }
     v.psi = log_n < (uint32_t)NTT_ROOT_LOG && sh == ntt_psi(log_n);
     if (v.psi) {
-      if (inv) v.psi_inv_scaled = psi_inverse_scaled(c, log_n);
+      if (inv && !ntt_psi_ring(log_n, inv)) v.psi_inv_scaled = psi_inverse_scaled(c, log_n);
     } else {
       const coset_tables ct = coset_for(c, sh, log_n);
       v.coset_fwd = ct.fwd;
       v.coset_inv_scaled = pow_table{ct.inv_scaled[log_n], ct.inv.hi};
     }
   }
-  if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = inverse_scaled(c, omi, log_n);
   const bool in_br = cfg.in_bitrev != 0, out_br = cfg.out_bitrev != 0;
-  require(handoff == HANDOFF_NONE || ntt_handoff_fits(log_n), "ntt: no row-factor handoff at this size");
-  require(handoff != HANDOFF_TO_COSET || (inv && !coset && !in_br && out_br),
-          "ntt: only an inverse transform from natural to bit-reversed order hands the coset's row factor on");
-  require(handoff != HANDOFF_FROM_INVERSE || (!inv && coset && v.psi && in_br),
-          "ntt: only a coset transform on ω_{2n} from bit-reversed order takes the row factor handed on");
-  ntt_plan P = plan_ntt(log_n, inv, coset, in_br, out_br, v, handoff);
+  if (ntt_diag_scales_inverse(log_n, inv, coset, v.psi))
+    v.omega_inv_scaled = inverse_scaled(c, omi, log_n, coset ? ntt_psi_mode_of(inv, in_br) : PSI_NONE);
+  ntt_plan P = plan_ntt(log_n, inv, coset, in_br, out_br, v);
   if (times) {
     ntt_factor& last = P.pass[P.np - 1].args.on_store;
     require(P.pass[P.np - 1].dit && last.kind == FACTOR_NONE && !P.bitrev_after,
@@ -237,8 +242,17 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
   }
   for (uint32_t i = 0; i < P.np; i++) {
     const ntt_launch& l = P.pass[i];
+    require(l.ring == RING_NONE || l.args.on_store.kind != FACTOR_ARRAY, "ntt: a ring pass stores no product");
     if (l.dit && l.args.on_store.kind == FACTOR_ARRAY)
       ntt_pass<true, true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+    else if (l.ring == RING_ODD && l.dit)
+      ntt_pass<true, false, RING_ODD><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+    else if (l.ring == RING_ODD)
+      ntt_pass<false, false, RING_ODD><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+    else if (l.ring == RING_TREE && l.dit)
+      ntt_pass<true, false, RING_TREE><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+    else if (l.ring == RING_TREE)
+      ntt_pass<false, false, RING_TREE><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
     else if (l.dit)
       ntt_pass<true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
     else

@@ -74,11 +74,9 @@ inline void check_msm(const cuzk_bases* b, const cuzk_fr_buf_t* sc, uint64_t off
 
 // ntt.cu: the transform of cuzk_ntt_cfg_t in place on d[0 : 2^log_n], enqueued on s; with times,
 // each output element d[i] is multiplied by times[i] as the last pass stores it (only from
-// bit-reversed to natural order, and refused for a transform whose last pass scales its output);
-// handoff moves a ψ-coset transform's row factor to the inverse transform before it (ntt.cuh's
-// ntt_handoff; refused where ntt_handoff_fits or the flags do not allow it).
+// bit-reversed to natural order, and refused for a transform whose last pass scales its output).
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s,
-             const fr_t* times = nullptr, ntt_handoff handoff = HANDOFF_NONE);
+             const fr_t* times = nullptr);
 // ntt.cu: cuzk_ntt_table's table (ntt_twiddles.full) on dev for transforms up to 2^log_n, or
 // none for log_n = 0.
 void ntt_full_table(int dev, uint32_t log_n);

@@ -187,9 +187,6 @@ static uint64_t elapsed_ns(const event_t& from, const event_t& to) {
 //	multiplied by b's (→ natural, a ← â·b̂); inverse coset NTT of a (→ bit-reversed);
 //	a ← (a − c)/(g^n − 1) in natural order.
 //
-// On g = ω_{2n}, where the handoff fits, a's and b's inverse transforms apply the coset
-// transforms' row factor as they store (ntt_handoff).
-//
 // ns[0] receives the device time of the six transforms (the product rides on the fifth's last
 // pass), ns[1] that of the last element-wise step.
 void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
@@ -217,16 +214,14 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   inv_coset.out_bitrev = 1;
   memcpy(coset.shift, shift, sizeof coset.shift);
   memcpy(inv_coset.shift, shift, sizeof inv_coset.shift);
-  const bool psi = ntt_handoff_fits(log_n) && g == ntt_psi(log_n);  // fits: ψ = ω_{2n} exists
-  const ntt_handoff to_coset = psi ? HANDOFF_TO_COSET : HANDOFF_NONE, from_inverse = psi ? HANDOFF_FROM_INVERSE : HANDOFF_NONE;
   stream_t s;
   event_t start, interpolated, done;
   CUZK_CUDA(cudaEventRecord(start.e, s));
-  ntt_run(a->dev, a->p, log_n, to_bitrev, s, nullptr, to_coset);
-  ntt_run(a->dev, b->p, log_n, to_bitrev, s, nullptr, to_coset);
+  ntt_run(a->dev, a->p, log_n, to_bitrev, s);
+  ntt_run(a->dev, b->p, log_n, to_bitrev, s);
   ntt_run(a->dev, c->p, log_n, to_bitrev, s);
-  ntt_run(a->dev, b->p, log_n, coset, s, nullptr, from_inverse);
-  ntt_run(a->dev, a->p, log_n, coset, s, b->p, from_inverse);
+  ntt_run(a->dev, b->p, log_n, coset, s);
+  ntt_run(a->dev, a->p, log_n, coset, s, b->p);
   ntt_run(a->dev, a->p, log_n, inv_coset, s);
   CUZK_CUDA(cudaEventRecord(interpolated.e, s));
   quotient_enqueue(a->p, c->p, log_n, z_inv, s);

@@ -82,6 +82,6 @@ func TestProveTakesTheMSMRunner(t *testing.T) {
 	gotBytes, _ := got.MarshalBinary()
 	require.Equal(t, wantBytes, gotBytes)
 	require.Zero(t, rd.alone, "MSMs asked for one at a time beside RunMSMs")
-	require.Equal(t, [][]primitive.Section{{primitive.SectionH, primitive.SectionA, primitive.SectionBG1,
-		primitive.SectionL, primitive.SectionBG2}}, rd.calls)
+	require.Equal(t, [][]primitive.Section{{primitive.SectionBG2, primitive.SectionA, primitive.SectionBG1,
+		primitive.SectionL, primitive.SectionH}}, rd.calls)
 }

@@ -193,7 +193,8 @@ CUZK_API cuzk_error_t cuzk_msm_host(cuzk_bases_t *b, const void *scalars, uint64
 CUZK_API cuzk_error_t cuzk_msm_device(cuzk_bases_t *b, cuzk_fr_buf_t *scalars, uint64_t off, uint64_t n, void *out);
 
 /* One MSM of cuzk_msm_batch: Σ scalars[off+i]·bases[i] for i < n, as cuzk_msm_device.
- * device_ns receives the time it took, in nanoseconds. */
+ * device_ns receives the time its device steps took, in nanoseconds (the host combines its
+ * window sums while the next job runs). */
 typedef struct {
   cuzk_bases_t *bases;
   cuzk_fr_buf_t *scalars;

@@ -1,18 +1,32 @@
 // The MSM entry points: msm_t (msm.cuh) for G1 or G2 by the bases' group, one MSM or a batch.
 #include <chrono>
+#include <future>
 #include <string>
+#include <vector>
 
 #include "fixedbase.cuh"
 #include "msm.cuh"
 
 namespace cuzk {
 
+// msm_device runs the device steps of Σ scalars[i]·b[i], i < n, on s and waits for them, then
+// hands then() the host's remaining step: a callable that writes the result to out (Jacobian,
+// host memory) from the window sums.
+template <class Then>
+static void msm_device(const cuzk_bases* b, const fr_t* scalars, uint64_t n, void* out, cudaStream_t s, Then then) {
+  if (b->group == 1) {
+    using M = msm_t<fp_lazy_t>;
+    auto r = M((const affine_t<fp_lazy_t>*)b->p, (const affine_t<fp_lazy_t>*)b->shifted, scalars, n, s).run();
+    then([r = std::move(r), out] { M::collect(r, (fp_lazy_t*)out); });
+  } else {
+    using M = msm_t<fp2_t>;
+    auto r = M((const g2_affine_t*)b->p, nullptr, scalars, n, s).run();
+    then([r = std::move(r), out] { M::collect(r, (fp2_t*)out); });
+  }
+}
+
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s) {
-  if (b->group == 1)
-    msm_t<fp_lazy_t>((const affine_t<fp_lazy_t>*)b->p, (const affine_t<fp_lazy_t>*)b->shifted, d_scalars, n, s)
-        .invoke((fp_lazy_t*)out);
-  else
-    msm_t<fp2_t>((const g2_affine_t*)b->p, nullptr, d_scalars, n, s).invoke((fp2_t*)out);
+  msm_device(b, d_scalars, n, out, s, [](auto collect) { collect(); });
 }
 
 // SHIFT_BITS is the shift of a shift table, Q_i = 2^SHIFT_BITS·P_i: half of a scalar's 256 bits.
@@ -78,15 +92,21 @@ void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out) {
   set_device(jobs[0].bases->dev);
   stream_t s;
   char* o = (char*)out;
+  // Each job's window sums are combined on a host thread of their own while the device runs the
+  // next job (the combination, ≈ 0.1–0.3 ms for G1 and 0.8 for G2, left the device idle); a
+  // future's destructor waits for its thread, also when a later job throws.
+  std::vector<std::future<void>> collects;
   for (uint32_t i = 0; i < count; i++) {
     cuzk_msm_job_t& j = jobs[i];
     const auto start = std::chrono::steady_clock::now();
-    msm_run(j.bases, j.scalars->p + j.off, j.n, o, s);  // waits for s
+    msm_device(j.bases, j.scalars->p + j.off, j.n, o, s,
+               [&](auto collect) { collects.push_back(std::async(std::launch::async, std::move(collect))); });
     j.device_ns = (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                                                   start)
                       .count();
     o += 3 * (j.bases->group == 1 ? sizeof(fp_t) : sizeof(fp2_t));  // X, Y, Z
   }
+  for (auto& f : collects) f.get();
 }
 
 }  // namespace cuzk

@@ -852,17 +852,7 @@ class msm_t {
     return cur;
   }
 
-  // Step 5, on the host: Σ_w 2^(c·w)·wsum[w] by Horner's rule, plus the sum of
-  // the points with scalar 1, to out in Jacobian form.
-  void collect(const std::vector<X>& wsum, const X& ones_sum, F* out) const {
-    X total = X::inf();
-    for (int w = (int)W - 1; w >= 0; w--) {
-      for (uint32_t i = 0; i < c; i++) total.dbl();
-      total.add(wsum[w]);
-    }
-    total.add(ones_sum);
-    total.to_jacobian(out);
-  }
+  // The window sums are step 5's; the host combines them (collect).
 
  public:
   // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr.
@@ -870,18 +860,36 @@ class msm_t {
       : P(points), Q(shift), parts(shift ? 2 : 1), S(scalars), n(count), s(stream), wave(wave_threads()),
         timer(stream) {}
 
-  // invoke computes the MSM into out (Jacobian, host memory) and waits for the stream.
-  void invoke(F* out) {
-    if (n == 0) {
-      X::inf().to_jacobian(out);
-      return;
+  // sums_t is what an MSM's device steps leave for the host: the window sums (W of them, window
+  // w of weight 2^(c·w)) and the sum of the points with scalar 1.
+  struct sums_t {
+    std::vector<X> wsum;
+    X ones = X::inf();
+    uint32_t c = 0;
+  };
+
+  // Step 5, on the host: Σ_w 2^(c·w)·wsum[w] by Horner's rule, plus the sum of the points with
+  // scalar 1, to out in Jacobian form. It reads no device state, so that a batch combines one
+  // MSM's sums while the device runs the next (msm_batch).
+  static void collect(const sums_t& r, F* out) {
+    X total = X::inf();
+    for (size_t w = r.wsum.size(); w-- > 0;) {
+      for (uint32_t i = 0; i < r.c; i++) total.dbl();
+      total.add(r.wsum[w]);
     }
+    total.add(r.ones);
+    total.to_jacobian(out);
+  }
+
+  // run enqueues steps 1–5 on the stream and waits for them: the sums collect combines.
+  sums_t run() {
+    sums_t r;
+    if (n == 0) return r;
     classify();
     dbuf_t<X> ones_sum;
     if (n1) ones_sum = sum_ones();
     ones.reset();
 
-    std::vector<X> wsum;
     if (m) {
       windows();
       uint32_t Wg = (uint32_t)(BATCH_PAIRS / (parts * m));  // windows per batch
@@ -900,16 +908,19 @@ class msm_t {
         accumulate(dk.Current(), dv.Current(), M);
       }
       dbuf_t<X> sums = reduce();
-      wsum.resize(W);
-      CUZK_CUDA(cudaMemcpyAsync(wsum.data(), sums.p, W * sizeof(X), cudaMemcpyDeviceToHost, s));
+      r.wsum.resize(W);
+      r.c = c;
+      CUZK_CUDA(cudaMemcpyAsync(r.wsum.data(), sums.p, W * sizeof(X), cudaMemcpyDeviceToHost, s));
     }
-    X hones = X::inf();
-    if (n1) CUZK_CUDA(cudaMemcpyAsync(&hones, ones_sum.p, sizeof(X), cudaMemcpyDeviceToHost, s));
+    if (n1) CUZK_CUDA(cudaMemcpyAsync(&r.ones, ones_sum.p, sizeof(X), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA(cudaStreamSynchronize(s));
     CUZK_LAUNCHED();
-    collect(wsum, hones, out);
     timer.report(n, n1, m, c, W);
+    return r;
   }
+
+  // invoke computes the MSM into out (Jacobian, host memory) and waits for the stream.
+  void invoke(F* out) { collect(run(), out); }
 };
 
 }  // namespace cuzk

@@ -234,7 +234,8 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
   ntt_plan P = plan_ntt(log_n, inv, coset, in_br, out_br, v);
   if (times) {
     ntt_factor& last = P.pass[P.np - 1].args.on_store;
-    require(P.pass[P.np - 1].dit && last.kind == FACTOR_NONE && !P.bitrev_after,
+    require(P.pass[P.np - 1].dit && P.pass[P.np - 1].ring == RING_NONE && last.kind == FACTOR_NONE &&
+                !P.bitrev_after,
             "ntt: a product by another array needs a transform from bit-reversed to natural order whose "
             "last pass stores its output unscaled");
     last.kind = FACTOR_ARRAY;

@@ -19,7 +19,9 @@
 // diagonal on a store (in DIF that of its own pass, in DIT that of the pass
 // launched next), the coset shift g^j on the load of the transform's first
 // pass and n⁻¹ (times g^(−j) on a coset) on the store of its last pass — or,
-// without coset, in the table of a twiddle diagonal; a pass never needs two
+// without coset and on the coset ω_{2n}, in the table of a twiddle diagonal
+// (the ω_{2n} coset's own factor then inside one pass's butterflies,
+// ntt_ring); a pass never needs two
 // of them on the same side. The diagonal of the whole array takes two lookups
 // and a product, or one lookup where the device keeps a table of its own
 // (ntt_twiddles.full). A bit reversal, when the requested order asks for one,
@@ -685,7 +687,8 @@ inline ntt_factor row_factor(const fr_t* tab, uint32_t log_m, uint32_t k, bool b
 //     output row x keeps ω_{2K}^(x). Inverse DIF (times n⁻¹ on the last store),
 //     and (transposed) forward DIT, on its first pass's load.
 // The coset then costs one product an element (the row factor) instead of two
-// (the two-lookup power g^j and the product by it).
+// (the two-lookup power g^j and the product by it), or with ntt_ring, where the
+// row's pass becomes negacyclic, 0.75 of a product (ntt_psi_ring).
 enum ntt_psi_mode : uint32_t { PSI_NONE, PSI_PRE, PSI_POST };
 
 // make_ntt_plan plans a transform with the powers T of ω (ω⁻¹ for the

@@ -62,12 +62,20 @@ func nttEmu(t *testing.T, c nttEmuConfig) string {
 	return b.path
 }
 
-// nttEmuCase is one transform for the emulation and its expected result.
+// nttEmuCase is one transform for the emulation, or with more steps a chain of them on one array
+// (ntt_run_chain), and its expected result.
 type nttEmuCase struct {
 	name  string
 	cfg   NTTConfig
+	more  []nttEmuStep // the transforms after cfg's
 	input []fr.Element
 	want  []fr.Element
+}
+
+// nttEmuStep is a transform of a chain after its first; times, when given, multiplies its output.
+type nttEmuStep struct {
+	cfg   NTTConfig
+	times []fr.Element
 }
 
 // runNTTEmu transforms every case's input in one run of the emulation and compares with want.
@@ -86,9 +94,19 @@ func runNTTEmu(t *testing.T, c nttEmuConfig, cases []nttEmuCase) {
 	for _, k := range cases {
 		logN, err := logLen(len(k.input))
 		require.NoError(t, err)
-		put(uint64(logN), flag(k.cfg.Inverse), flag(k.cfg.Coset), flag(k.cfg.InputBitReversed), flag(k.cfg.OutputBitReversed))
-		put(k.cfg.Shift[:]...)
+		steps := append([]nttEmuStep{{cfg: k.cfg}}, k.more...)
+		put(uint64(logN), uint64(len(steps)))
+		for _, st := range steps {
+			put(flag(st.cfg.Inverse), flag(st.cfg.Coset), flag(st.cfg.InputBitReversed), flag(st.cfg.OutputBitReversed),
+				flag(st.times != nil))
+			put(st.cfg.Shift[:]...)
+		}
 		b.Write(elementBytes(k.input))
+		for _, st := range steps {
+			if st.times != nil {
+				b.Write(elementBytes(st.times))
+			}
+		}
 		total += len(k.input)
 	}
 	dir := t.TempDir()
@@ -156,6 +174,43 @@ func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
 	return cases
 }
 
+// nttChainCases are the quotient's chains of transforms of one array at 2^1..2^maxLog on the coset
+// ω_{2n}·⟨ω⟩ (vector.cu's groth16_h), which fuse the passes at their boundaries where the build's
+// plans allow: an inverse N→R and the coset transform R→N of its output (b's), and the same with
+// the coset transform's output multiplied by another array and then the inverse coset transform
+// N→R (a's); each against gnark's transforms one after the other.
+func nttChainCases(t *testing.T, maxLog int) []nttEmuCase {
+	rng := newRand(t)
+	var cases []nttEmuCase
+	for logN := 1; logN <= maxLog; logN++ {
+		n := 1 << logN
+		psi, err := fft.Generator(uint64(2 * n))
+		require.NoError(t, err)
+		dom, coset := fft.NewDomain(uint64(n)), fft.NewDomain(uint64(n), fft.WithShift(psi))
+		toBitrev := NTTConfig{Inverse: true, OutputBitReversed: true}
+		fwd := NTTConfig{Coset: true, InputBitReversed: true, Shift: psi}
+		inv := NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true, Shift: psi}
+		x := randScalars(rng.Uint64(), n)
+		want := append([]fr.Element(nil), x...)
+		gnarkNTT(dom, want, true, false, false, true)
+		gnarkNTT(coset, want, false, true, true, false)
+		cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d chain inverse N2R, coset ω_2n R2N", logN),
+			cfg: toBitrev, more: []nttEmuStep{{cfg: fwd}}, input: x, want: want})
+		times := randScalars(rng.Uint64(), n)
+		y := randScalars(rng.Uint64(), n)
+		want = append([]fr.Element(nil), y...)
+		gnarkNTT(dom, want, true, false, false, true)
+		gnarkNTT(coset, want, false, true, true, false)
+		for i := range want {
+			want[i].Mul(&want[i], &times[i])
+		}
+		gnarkNTT(coset, want, true, true, false, true)
+		cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d chain inverse N2R, coset ω_2n R2N times, inverse coset N2R", logN),
+			cfg: toBitrev, more: []nttEmuStep{{cfg: fwd, times: times}, {cfg: inv}}, input: y, want: want})
+	}
+	return cases
+}
+
 // TestNTTEmulatedMatchesGnark runs the pass kernels on 2^1..2^12 (-short: 2^8, five runs) in the
 // library's build (2^10-element blocks, radix-4 steps, one-lookup diagonals up to 2^18: one and
 // two passes), with radix-8 steps, and in builds that reach several passes and the two-lookup
@@ -175,7 +230,7 @@ func TestNTTEmulatedMatchesGnark(t *testing.T) {
 	}
 	for _, c := range configs {
 		t.Run(fmt.Sprintf("pass%d-diag%d-radix%d-full%d", c.passBits, c.diagBits, 1<<c.radixBits, c.fullLog), func(t *testing.T) {
-			cases := nttGnarkCases(t, maxLog)
+			cases := append(nttGnarkCases(t, maxLog), nttChainCases(t, maxLog)...)
 			if maxLog < 10 {
 				// The tiled bit reversal pairs distinct tiles from 2^10 on (none at 2^8 and 2^9).
 				for _, k := range nttGnarkCases(t, 10) {

@@ -5,9 +5,12 @@
 //        -o ntt_emu ntt_main.cpp
 //
 //   ntt_emu IN OUT [FULL_LOG]
-//                    IN: cases (uint64), then per case log_n, inverse, coset, in_bitrev,
-//                    out_bitrev (uint64), the shift (4 uint64, zero for gnark's 7),
-//                    2^log_n elements; FULL_LOG (1..20): with a full diagonal
+//                    IN: cases (uint64), then per case log_n and steps (1..NTT_CHAIN_MAX)
+//                    (uint64), per step inverse, coset, in_bitrev, out_bitrev, times (uint64:
+//                    the step's output multiplied by an array) and the shift (4 uint64, zero
+//                    for gnark's 7), then 2^log_n elements, then per step with times its
+//                    2^log_n elements; the steps run as ntt.cu's ntt_run_chain runs them, the
+//                    passes at their boundaries fused where ntt_fusable allows; FULL_LOG (1..20): with a full diagonal
 //                    table of 2^FULL_LOG elements (ntt_twiddles.full, ntt.cu's ntt_full_table)
 //
 // OUT is "OK  " then every case's transformed elements, one case after another.
@@ -96,46 +99,80 @@ int main(int argc, char** argv) {
   const uint64_t cases = read_u64(f);
   for (uint64_t ci = 0; ci < cases && f; ci++) {
     const uint32_t log_n = (uint32_t)read_u64(f);
-    const bool inv = read_u64(f) != 0, coset = read_u64(f) != 0, dit = read_u64(f) != 0, out_br = read_u64(f) != 0;
-    uint64_t sw[4];
-    for (auto& x : sw) x = read_u64(f);
-    if (log_n < 1 || log_n > 20) return 3;
+    const uint64_t steps = read_u64(f);
+    if (log_n < 1 || log_n > 20 || steps < 1 || steps > NTT_CHAIN_MAX) return 3;
+    struct step_t {
+      bool inv, coset, dit, out_br, times;
+      uint64_t sw[4];
+    } st[NTT_CHAIN_MAX];
+    for (uint64_t k = 0; k < steps; k++) {
+      step_t& x = st[k];
+      x.inv = read_u64(f) != 0, x.coset = read_u64(f) != 0, x.dit = read_u64(f) != 0, x.out_br = read_u64(f) != 0;
+      x.times = read_u64(f) != 0;
+      for (auto& y : x.sw) y = read_u64(f);
+    }
     std::vector<fr_t> a(size_t(1) << log_n);
     f.read(reinterpret_cast<char*>(a.data()), a.size() * sizeof(fr_t));
-
-    ntt_tables_view v{};
-    v.omega = om.T;
-    v.omega_inv = omi.T;
-    if (coset) {
-      fr_t g = ntt_default_shift();
-      if (sw[0] | sw[1] | sw[2] | sw[3])
-        for (int i = 0; i < 4; i++) {
-          g.l[2 * i] = (uint32_t)sw[i];
-          g.l[2 * i + 1] = (uint32_t)(sw[i] >> 32);
-        }
-      v.psi = g == ntt_psi(log_n);
-      v.psi_inv_scaled = omi.hi_scaled_for(log_n);
-      size_t i = 0;
-      while (i < shifts.size() && !(shifts[i] == g)) i++;
-      if (i == shifts.size()) {
-        shifts.push_back(g);
-        cosets.emplace_back(new host_coset(g));
+    std::vector<std::vector<fr_t>> times(steps);
+    ntt_plan plans[NTT_CHAIN_MAX];
+    for (uint64_t k = 0; k < steps; k++) {
+      const step_t& x = st[k];
+      if (x.times) {
+        times[k].resize(a.size());
+        f.read(reinterpret_cast<char*>(times[k].data()), a.size() * sizeof(fr_t));
       }
-      host_coset& c = *cosets[i];
-      v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
-      v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
+      ntt_tables_view v{};
+      v.omega = om.T;
+      v.omega_inv = omi.T;
+      if (x.coset) {
+        fr_t g = ntt_default_shift();
+        if (x.sw[0] | x.sw[1] | x.sw[2] | x.sw[3])
+          for (int i = 0; i < 4; i++) {
+            g.l[2 * i] = (uint32_t)x.sw[i];
+            g.l[2 * i + 1] = (uint32_t)(x.sw[i] >> 32);
+          }
+        v.psi = g == ntt_psi(log_n);
+        v.psi_inv_scaled = omi.hi_scaled_for(log_n);
+        size_t i = 0;
+        while (i < shifts.size() && !(shifts[i] == g)) i++;
+        if (i == shifts.size()) {
+          shifts.push_back(g);
+          cosets.emplace_back(new host_coset(g));
+        }
+        host_coset& c = *cosets[i];
+        v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
+        v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
+      }
+      if (ntt_diag_scales_inverse(log_n, x.inv, x.coset, v.psi))
+        v.omega_inv_scaled =
+            omi.scaled(ntt_inverse_scale(omi.T, log_n, x.coset ? ntt_psi_mode_of(x.inv, x.dit) : PSI_NONE), log_n);
+      plans[k] = plan_ntt(log_n, x.inv, x.coset, x.dit, x.out_br, v);
+      if (x.times && !ntt_set_times(plans[k], times[k].data())) return 4;
     }
-    if (ntt_diag_scales_inverse(log_n, inv, coset, v.psi))
-      v.omega_inv_scaled = omi.scaled(ntt_inverse_scale(omi.T, log_n, coset ? ntt_psi_mode_of(inv, dit) : PSI_NONE), log_n);
-    const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v);
-    for (uint32_t pi = 0; pi < P.np; pi++) {
-      const ntt_launch& l = P.pass[pi];
-      std::vector<fr_t> sh(l.smem / sizeof(fr_t));
-      fr_t* d = a.data();
+    fr_t* d = a.data();
+    for (const ntt_item& it : ntt_chain(plans, (uint32_t)steps, log_n)) {
+      if (it.bitrev) {
+        const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
+        launch(br.blocks, br.threads, [&] {
+          if (br.tiled)
+            ntt_bitrev_tiles(d, log_n, bitrev_copy{d});
+          else
+            ntt_bitrev(d, log_n, bitrev_copy{d});
+        });
+        continue;
+      }
+      std::vector<fr_t> sh(it.smem / sizeof(fr_t));
+      const ntt_launch& l = it.a;
       launch(l.blocks, l.threads, [&] {
         const uint64_t b = blockIdx.x;
         const uint32_t t = threadIdx.x, nt = blockDim.x;
-        if (l.ring == RING_ODD && l.dit)
+        if (it.fused == FUSED_DIF_TO_ODD_DIT)
+          ntt_pass_fused_block<false, false, true, RING_ODD>(sh.data(), d, l.args, it.b.args, b, t, nt);
+        else if (it.fused == FUSED_ARRAY_DIT_TO_DIF)
+          ntt_pass_fused_block<true, true, false, RING_NONE>(sh.data(), d, l.args, it.b.args, b, t, nt);
+        else if (l.dit && l.args.on_store.kind == FACTOR_ARRAY)
+          ntt_pass_block<true, true>(sh.data(), d, l.args, b, t, nt);
+        else if (l.ring == RING_ODD && l.dit)
           ntt_pass_block<true, false, RING_ODD>(sh.data(), d, l.args, b, t, nt);
         else if (l.ring == RING_ODD)
           ntt_pass_block<false, false, RING_ODD>(sh.data(), d, l.args, b, t, nt);
@@ -147,16 +184,6 @@ int main(int argc, char** argv) {
           ntt_pass_block<true>(sh.data(), d, l.args, b, t, nt);
         else
           ntt_pass_block<false>(sh.data(), d, l.args, b, t, nt);
-      });
-    }
-    if (P.bitrev_after) {
-      const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
-      fr_t* d = a.data();
-      launch(br.blocks, br.threads, [&] {
-        if (br.tiled)
-          ntt_bitrev_tiles(d, log_n, bitrev_copy{d});
-        else
-          ntt_bitrev(d, log_n, bitrev_copy{d});
       });
     }
     o.write(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(fr_t));

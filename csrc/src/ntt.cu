@@ -100,7 +100,7 @@ static void ntt_tables(device_tables& c) {
     c.omega_inv = make_twiddles(c, w.inverse());
     c.omega_inv.inverse = true;
     // A pass block of 2^11 elements needs more than the default 48 KiB, and so does a ring
-    // pass's (twice the twiddles) of 2^10.
+    // pass's (twice the twiddles) of 2^10; a fused pair takes the larger of its two passes'.
     const int smem = (int)(((1u << PASS_BITS) + (1u << PASS_BITS) / 2) * sizeof(fr_t));
     const int ring_smem = (int)((2u << PASS_BITS) * sizeof(fr_t));
     const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
@@ -111,6 +111,8 @@ static void ntt_tables(device_tables& c) {
     CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false, false, RING_TREE>, attr, ring_smem));
     CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, false, RING_ODD>, attr, ring_smem));
     CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, false, RING_TREE>, attr, ring_smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass_fused<false, false, true, RING_ODD>, attr, ring_smem));
+    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass_fused<true, true, false, RING_NONE>, attr, ring_smem));
     c.ready = true;
   }
 }
@@ -198,11 +200,9 @@ static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_
   return t;
 }
 
-void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times) {
-  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
-  device_tables& c = tables_for(dev);
-  std::lock_guard<std::mutex> g(c.mu);  // until the passes are enqueued: ntt_full_table
-  ntt_tables(c);
+// plan_for plans the transform cfg of 2^log_n with dev's tables c (c.mu held), building the
+// tables it reads on first use; times: ntt_set_times.
+static ntt_plan plan_for(device_tables& c, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, const fr_t* times) {
   ntt_twiddles om = c.omega, omi = c.omega_inv;
   om.full = omi.full = c.full;
   om.full_log = omi.full_log = c.full_log;
@@ -232,38 +232,59 @@ void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaSt
   if (ntt_diag_scales_inverse(log_n, inv, coset, v.psi))
     v.omega_inv_scaled = inverse_scaled(c, omi, log_n, coset ? ntt_psi_mode_of(inv, in_br) : PSI_NONE);
   ntt_plan P = plan_ntt(log_n, inv, coset, in_br, out_br, v);
-  if (times) {
-    ntt_factor& last = P.pass[P.np - 1].args.on_store;
-    require(P.pass[P.np - 1].dit && P.pass[P.np - 1].ring == RING_NONE && last.kind == FACTOR_NONE &&
-                !P.bitrev_after,
-            "ntt: a product by another array needs a transform from bit-reversed to natural order whose "
-            "last pass stores its output unscaled");
-    last.kind = FACTOR_ARRAY;
-    last.lo = times;
+  require(!times || ntt_set_times(P, times),
+          "ntt: a product by another array needs a transform from bit-reversed to natural order whose "
+          "last pass stores its output unscaled");
+  return P;
+}
+
+// launch_pass enqueues one pass kernel on d.
+static void launch_pass(const ntt_launch& l, fr_t* d, cudaStream_t s) {
+  if (l.dit && l.args.on_store.kind == FACTOR_ARRAY)
+    ntt_pass<true, true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  else if (l.ring == RING_ODD && l.dit)
+    ntt_pass<true, false, RING_ODD><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  else if (l.ring == RING_ODD)
+    ntt_pass<false, false, RING_ODD><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  else if (l.ring == RING_TREE && l.dit)
+    ntt_pass<true, false, RING_TREE><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  else if (l.ring == RING_TREE)
+    ntt_pass<false, false, RING_TREE><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  else if (l.dit)
+    ntt_pass<true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  else
+    ntt_pass<false><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  CUZK_LAUNCHED();
+}
+
+void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const fr_t* const* times,
+                   uint32_t count, cudaStream_t s) {
+  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
+  require(count >= 1 && count <= NTT_CHAIN_MAX, "ntt: a chain of 1 to " + std::to_string(NTT_CHAIN_MAX) +
+                                                     " transforms, got " + std::to_string(count));
+  device_tables& c = tables_for(dev);
+  std::lock_guard<std::mutex> g(c.mu);  // until the passes are enqueued: ntt_full_table
+  ntt_tables(c);
+  ntt_plan plans[NTT_CHAIN_MAX];
+  for (uint32_t t = 0; t < count; t++) plans[t] = plan_for(c, log_n, cfgs[t], times ? times[t] : nullptr);
+  for (const ntt_item& it : ntt_chain(plans, count, log_n)) {
+    if (it.bitrev) {
+      bitrev_enqueue(d, log_n, bitrev_copy{d}, s);
+      CUZK_LAUNCHED();
+    } else if (it.fused == FUSED_DIF_TO_ODD_DIT) {
+      ntt_pass_fused<false, false, true, RING_ODD><<<it.a.blocks, it.a.threads, it.smem, s>>>(d, it.a.args, it.b.args);
+      CUZK_LAUNCHED();
+    } else if (it.fused == FUSED_ARRAY_DIT_TO_DIF) {
+      ntt_pass_fused<true, true, false, RING_NONE><<<it.a.blocks, it.a.threads, it.smem, s>>>(d, it.a.args, it.b.args);
+      CUZK_LAUNCHED();
+    } else {
+      launch_pass(it.a, d, s);
+    }
   }
-  for (uint32_t i = 0; i < P.np; i++) {
-    const ntt_launch& l = P.pass[i];
-    require(l.ring == RING_NONE || l.args.on_store.kind != FACTOR_ARRAY, "ntt: a ring pass stores no product");
-    if (l.dit && l.args.on_store.kind == FACTOR_ARRAY)
-      ntt_pass<true, true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    else if (l.ring == RING_ODD && l.dit)
-      ntt_pass<true, false, RING_ODD><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    else if (l.ring == RING_ODD)
-      ntt_pass<false, false, RING_ODD><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    else if (l.ring == RING_TREE && l.dit)
-      ntt_pass<true, false, RING_TREE><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    else if (l.ring == RING_TREE)
-      ntt_pass<false, false, RING_TREE><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    else if (l.dit)
-      ntt_pass<true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    else
-      ntt_pass<false><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    CUZK_LAUNCHED();
-  }
-  if (P.bitrev_after) {
-    bitrev_enqueue(d, log_n, bitrev_copy{d}, s);
-    CUZK_LAUNCHED();
-  }
+}
+
+void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times) {
+  ntt_run_chain(dev, d, log_n, &cfg, &times, 1, s);
 }
 
 }  // namespace cuzk

@@ -77,6 +77,12 @@ inline void check_msm(const cuzk_bases* b, const cuzk_fr_buf_t* sc, uint64_t off
 // bit-reversed to natural order, and refused for a transform whose last pass scales its output).
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s,
              const fr_t* times = nullptr);
+// ntt.cu: the transforms cfgs[0 : count] one after the other on d (times[t], when times is
+// given and times[t] is not null, as ntt_run's times for transform t), the last pass of one and
+// the first of the next in one kernel where ntt_fusable allows (the quotient's); count ≤
+// NTT_CHAIN_MAX (ntt.cuh).
+void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const fr_t* const* times,
+                   uint32_t count, cudaStream_t s);
 // ntt.cu: cuzk_ntt_table's table (ntt_twiddles.full) on dev for transforms up to 2^log_n, or
 // none for log_n = 0.
 void ntt_full_table(int dev, uint32_t log_n);

@@ -166,24 +166,17 @@ int main(int argc, char** argv) {
       launch(l.blocks, l.threads, [&] {
         const uint64_t b = blockIdx.x;
         const uint32_t t = threadIdx.x, nt = blockDim.x;
-        if (it.fused == FUSED_DIF_TO_ODD_DIT)
-          ntt_pass_fused_block<false, false, true, RING_ODD>(sh.data(), d, l.args, it.b.args, b, t, nt);
-        else if (it.fused == FUSED_ARRAY_DIT_TO_DIF)
-          ntt_pass_fused_block<true, true, false, RING_NONE>(sh.data(), d, l.args, it.b.args, b, t, nt);
-        else if (l.dit && l.args.on_store.kind == FACTOR_ARRAY)
-          ntt_pass_block<true, true>(sh.data(), d, l.args, b, t, nt);
-        else if (l.ring == RING_ODD && l.dit)
-          ntt_pass_block<true, false, RING_ODD>(sh.data(), d, l.args, b, t, nt);
-        else if (l.ring == RING_ODD)
-          ntt_pass_block<false, false, RING_ODD>(sh.data(), d, l.args, b, t, nt);
-        else if (l.ring == RING_TREE && l.dit)
-          ntt_pass_block<true, false, RING_TREE>(sh.data(), d, l.args, b, t, nt);
-        else if (l.ring == RING_TREE)
-          ntt_pass_block<false, false, RING_TREE>(sh.data(), d, l.args, b, t, nt);
-        else if (l.dit)
-          ntt_pass_block<true>(sh.data(), d, l.args, b, t, nt);
+        if (it.fused != FUSED_NONE)
+          ntt_each_fused([&](auto k) {
+            using K = decltype(k);
+            if (K::kind == it.fused)
+              ntt_pass_fused_block<K::dit_a, K::array_a, K::dit_b, K::ring_b>(sh.data(), d, l.args, it.b.args, b, t, nt);
+          });
         else
-          ntt_pass_block<false>(sh.data(), d, l.args, b, t, nt);
+          ntt_each_kernel([&](auto k) {
+            using K = decltype(k);
+            if (K::runs(l)) ntt_pass_block<K::dit, K::array, K::ring>(sh.data(), d, l.args, b, t, nt);
+          });
       });
     }
     o.write(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(fr_t));

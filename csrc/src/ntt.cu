@@ -104,15 +104,14 @@ static void ntt_tables(device_tables& c) {
     const int smem = (int)(((1u << PASS_BITS) + (1u << PASS_BITS) / 2) * sizeof(fr_t));
     const int ring_smem = (int)((2u << PASS_BITS) * sizeof(fr_t));
     const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false>, attr, smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true>, attr, smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, true>, attr, smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false, false, RING_ODD>, attr, ring_smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false, false, RING_TREE>, attr, ring_smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, false, RING_ODD>, attr, ring_smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, false, RING_TREE>, attr, ring_smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass_fused<false, false, true, RING_ODD>, attr, ring_smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass_fused<true, true, false, RING_NONE>, attr, ring_smem));
+    ntt_each_kernel([&](auto k) {
+      using K = decltype(k);
+      CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<K::dit, K::array, K::ring>, attr, K::ring == RING_NONE ? smem : ring_smem));
+    });
+    ntt_each_fused([&](auto k) {
+      using K = decltype(k);
+      CUZK_CUDA(cudaFuncSetAttribute(ntt_pass_fused<K::dit_a, K::array_a, K::dit_b, K::ring_b>, attr, ring_smem));
+    });
     c.ready = true;
   }
 }
@@ -238,22 +237,23 @@ static ntt_plan plan_for(device_tables& c, uint32_t log_n, const cuzk_ntt_cfg_t&
   return P;
 }
 
-// launch_pass enqueues one pass kernel on d.
+// launch_pass enqueues the pass kernel that runs l (ntt_each_kernel) on d.
 static void launch_pass(const ntt_launch& l, fr_t* d, cudaStream_t s) {
-  if (l.dit && l.args.on_store.kind == FACTOR_ARRAY)
-    ntt_pass<true, true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-  else if (l.ring == RING_ODD && l.dit)
-    ntt_pass<true, false, RING_ODD><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-  else if (l.ring == RING_ODD)
-    ntt_pass<false, false, RING_ODD><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-  else if (l.ring == RING_TREE && l.dit)
-    ntt_pass<true, false, RING_TREE><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-  else if (l.ring == RING_TREE)
-    ntt_pass<false, false, RING_TREE><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-  else if (l.dit)
-    ntt_pass<true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-  else
-    ntt_pass<false><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  ntt_each_kernel([&](auto k) {
+    using K = decltype(k);
+    if (K::runs(l)) ntt_pass<K::dit, K::array, K::ring><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  });
+  CUZK_LAUNCHED();
+}
+
+// launch_fused enqueues the fused kernel of it (ntt_each_fused) on d.
+static void launch_fused(const ntt_item& it, fr_t* d, cudaStream_t s) {
+  ntt_each_fused([&](auto k) {
+    using K = decltype(k);
+    if (K::kind == it.fused)
+      ntt_pass_fused<K::dit_a, K::array_a, K::dit_b, K::ring_b>
+          <<<it.a.blocks, it.a.threads, it.smem, s>>>(d, it.a.args, it.b.args);
+  });
   CUZK_LAUNCHED();
 }
 
@@ -271,12 +271,8 @@ void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs,
     if (it.bitrev) {
       bitrev_enqueue(d, log_n, bitrev_copy{d}, s);
       CUZK_LAUNCHED();
-    } else if (it.fused == FUSED_DIF_TO_ODD_DIT) {
-      ntt_pass_fused<false, false, true, RING_ODD><<<it.a.blocks, it.a.threads, it.smem, s>>>(d, it.a.args, it.b.args);
-      CUZK_LAUNCHED();
-    } else if (it.fused == FUSED_ARRAY_DIT_TO_DIF) {
-      ntt_pass_fused<true, true, false, RING_NONE><<<it.a.blocks, it.a.threads, it.smem, s>>>(d, it.a.args, it.b.args);
-      CUZK_LAUNCHED();
+    } else if (it.fused != FUSED_NONE) {
+      launch_fused(it, d, s);
     } else {
       launch_pass(it.a, d, s);
     }

@@ -885,23 +885,69 @@ inline bool ntt_set_times(ntt_plan& P, const fr_t* times) {
   return true;
 }
 
+// ntt_kernel_t names one pass kernel's template arguments (ntt_pass<DIT, WITH_ARRAY, RING>).
+template <bool DIT, bool WITH_ARRAY, uint32_t RING>
+struct ntt_kernel_t {
+  static constexpr bool dit = DIT, array = WITH_ARRAY;
+  static constexpr uint32_t ring = RING;
+  // runs says whether this is the kernel that runs l.
+  static bool runs(const ntt_launch& l) {
+    return dit == l.dit && array == (l.args.on_store.kind == FACTOR_ARRAY) && ring == l.ring;
+  }
+};
+
+// ntt_each_kernel calls f(ntt_kernel_t<…>{}) for every pass kernel a plan may launch, so that the
+// kernels are listed once: ntt.cu sets their shared-memory limits and launches the one that
+// runs a pass from it, csrc/emu runs that one's block function.
+template <class F>
+void ntt_each_kernel(F&& f) {
+  f(ntt_kernel_t<false, false, RING_NONE>{});
+  f(ntt_kernel_t<true, false, RING_NONE>{});
+  f(ntt_kernel_t<true, true, RING_NONE>{});
+  f(ntt_kernel_t<false, false, RING_ODD>{});
+  f(ntt_kernel_t<false, false, RING_TREE>{});
+  f(ntt_kernel_t<true, false, RING_ODD>{});
+  f(ntt_kernel_t<true, false, RING_TREE>{});
+}
+
 // ntt_fused_kind names the fused pass kernels (ntt_pass_fused), the two boundaries of the
 // quotient's transforms of one array: an inverse N→R's last pass (plain DIF) into the ψ coset
 // R→N's first (DIT, RING_ODD), and that coset transform's last pass with the product by another
 // array (DIT, FACTOR_ARRAY) into the inverse ψ coset N→R's first (plain DIF).
 enum ntt_fused_kind : uint32_t { FUSED_NONE, FUSED_DIF_TO_ODD_DIT, FUSED_ARRAY_DIT_TO_DIF };
 
+// ntt_fused_t names a fused kernel's template arguments (ntt_pass_fused<DIT_A, ARRAY_A, DIT_B,
+// RING_B>: a plain pass, then a pass that loads without a factor) and its kind.
+template <ntt_fused_kind KIND, bool DIT_A, bool ARRAY_A, bool DIT_B, uint32_t RING_B>
+struct ntt_fused_t {
+  static constexpr ntt_fused_kind kind = KIND;
+  static constexpr bool dit_a = DIT_A, array_a = ARRAY_A, dit_b = DIT_B;
+  static constexpr uint32_t ring_b = RING_B;
+  // runs says whether this kernel runs pass x and then pass y.
+  static bool runs(const ntt_launch& x, const ntt_launch& y) {
+    return ntt_kernel_t<DIT_A, ARRAY_A, RING_NONE>::runs(x) && dit_b == y.dit && ring_b == y.ring &&
+           y.args.on_store.kind != FACTOR_ARRAY;
+  }
+};
+
+// ntt_each_fused calls f(ntt_fused_t<…>{}) for every fused kernel, as ntt_each_kernel does.
+template <class F>
+void ntt_each_fused(F&& f) {
+  f(ntt_fused_t<FUSED_DIF_TO_ODD_DIT, false, false, true, RING_ODD>{});
+  f(ntt_fused_t<FUSED_ARRAY_DIT_TO_DIF, true, true, false, RING_NONE>{});
+}
+
 // ntt_fusable returns the fused kernel that runs pass x and then pass y of the same array on the
 // same blocks, or FUSED_NONE: they need the same geometry, y no factor on its load, and a kernel.
 inline ntt_fused_kind ntt_fusable(const ntt_launch& x, const ntt_launch& y) {
   const ntt_pass_args &a = x.args, &b = y.args;
-  if (a.log_n != b.log_n || a.s0 != b.s0 || a.k != b.k || a.lg != b.lg || x.blocks != y.blocks ||
-      x.threads != y.threads || b.on_load.kind != FACTOR_NONE || x.ring != RING_NONE)
+  if (a.log_n != b.log_n || a.s0 != b.s0 || a.k != b.k || a.lg != b.lg || b.on_load.kind != FACTOR_NONE)
     return FUSED_NONE;
-  const bool array = a.on_store.kind == FACTOR_ARRAY;
-  if (!x.dit && !array && y.dit && y.ring == RING_ODD) return FUSED_DIF_TO_ODD_DIT;
-  if (x.dit && array && !y.dit && y.ring == RING_NONE) return FUSED_ARRAY_DIT_TO_DIF;
-  return FUSED_NONE;
+  ntt_fused_kind kind = FUSED_NONE;
+  ntt_each_fused([&](auto k) {
+    if (decltype(k)::runs(x, y)) kind = decltype(k)::kind;
+  });
+  return kind;
 }
 
 // ntt_item is one launch of a chain of transforms on one array: pass a alone, a then b fused

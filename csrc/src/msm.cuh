@@ -1,8 +1,8 @@
 // Multi-scalar multiplication Σ s_i·P_i on G1 and G2 (Pippenger).
 //
 // msm_t<F> runs G1 with F = fp_lazy_t (coordinates below 2p in registers, below p in
-// memory: field.cuh) and G2 with F = fp2_t. msm_t<F>::invoke runs these steps, one method
-// each, all on the device except the final window combination:
+// memory: field.cuh) and G2 with F = fp2_t. msm_t<F>::run runs these steps, one method
+// each, all on the device except the final window combination (msm_t<F>::collect):
 //  1. classify: every scalar is classified as 0, 1 (Montgomery one) or other;
 //  2. sum_ones: the points with scalar 1 are compacted and summed (XYZZ, mixed
 //     adds, then a tree of XYZZ additions) — Filecoin witnesses are mostly bits;
@@ -494,8 +494,8 @@ class msm_timer {
 
 // msm_t<F> is one MSM over the affine points P (device) and the scalars S
 // (device, Montgomery form), n of each, its work enqueued on the stream s.
-// invoke runs the numbered steps above; the members carry what one step hands
-// to the next.
+// run runs the numbered steps above but the host's combination, collect; the
+// members carry what one step hands to the next.
 template <class F>
 class msm_t {
   using X = xyzz_t<F>;
@@ -919,8 +919,6 @@ class msm_t {
     return r;
   }
 
-  // invoke computes the MSM into out (Jacobian, host memory) and waits for the stream.
-  void invoke(F* out) { collect(run(), out); }
 };
 
 }  // namespace cuzk

@@ -125,12 +125,7 @@ int main(int argc, char** argv) {
       v.omega = om.T;
       v.omega_inv = omi.T;
       if (x.coset) {
-        fr_t g = ntt_default_shift();
-        if (x.sw[0] | x.sw[1] | x.sw[2] | x.sw[3])
-          for (int i = 0; i < 4; i++) {
-            g.l[2 * i] = (uint32_t)x.sw[i];
-            g.l[2 * i + 1] = (uint32_t)(x.sw[i] >> 32);
-          }
+        const fr_t g = ntt_shift(x.sw);
         v.psi = g == ntt_psi(log_n);
         v.psi_inv_scaled = omi.hi_scaled_for(log_n);
         size_t i = 0;

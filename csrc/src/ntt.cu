@@ -205,19 +205,12 @@ static ntt_plan plan_for(device_tables& c, uint32_t log_n, const cuzk_ntt_cfg_t&
   ntt_twiddles om = c.omega, omi = c.omega_inv;
   om.full = omi.full = c.full;
   om.full_log = omi.full_log = c.full_log;
-  bool zero_shift = true;
-  for (int i = 0; i < 4; i++) zero_shift &= cfg.shift[i] == 0;
   const bool inv = cfg.inverse != 0, coset = cfg.coset != 0;
   ntt_tables_view v{};
   v.omega = om;
   v.omega_inv = omi;
   if (coset) {
-    fr_t sh = ntt_default_shift();
-    if (!zero_shift)
-      for (int i = 0; i < 4; i++) {
-        sh.l[2 * i] = (uint32_t)cfg.shift[i];
-        sh.l[2 * i + 1] = (uint32_t)(cfg.shift[i] >> 32);
-      }
+    const fr_t sh = ntt_shift(cfg.shift);
     v.psi = log_n < (uint32_t)NTT_ROOT_LOG && sh == ntt_psi(log_n);
     if (v.psi) {
       if (inv && !ntt_psi_ring(log_n, inv)) v.psi_inv_scaled = psi_inverse_scaled(c, log_n);

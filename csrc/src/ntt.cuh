@@ -159,6 +159,18 @@ inline fr_t ntt_default_shift() {
   return r;
 }
 
+// ntt_shift returns the coset shift of cuzk_ntt_cfg_t's shift words (Montgomery form, 64-bit
+// words, low first), or gnark's 7 (ntt_default_shift) when they are all zero.
+inline fr_t ntt_shift(const uint64_t w[4]) {
+  if ((w[0] | w[1] | w[2] | w[3]) == 0) return ntt_default_shift();
+  fr_t g;
+  for (int i = 0; i < 4; i++) {
+    g.l[2 * i] = (uint32_t)w[i];
+    g.l[2 * i + 1] = (uint32_t)(w[i] >> 32);
+  }
+  return g;
+}
+
 // pow_table_host fills lo[i] = x^i and hi[i] = x^(i·2^14), i < 2^14.
 inline void pow_table_host(const fr_t& x, std::vector<fr_t>& lo, std::vector<fr_t>& hi) {
   const size_t S = size_t(1) << POW_BITS;

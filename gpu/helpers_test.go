@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -219,4 +220,14 @@ func quotientShifts(tb testing.TB, logN int, random fr.Element) map[string]fr.El
 		tb.Fatal(err)
 	}
 	return map[string]fr.Element{"ω_2n": psi, "7": fr.NewElement(7), "random": random}
+}
+
+// bitRevOrder returns x in the order of b bits reversed: out[rev(i)] = x[i] for i < len(x) ≤ 2^b,
+// with len(x) = 2^b or 2^b − 1 (rev then maps [0, len(x)) onto itself).
+func bitRevOrder[T any](x []T, b int) []T {
+	out := make([]T, len(x))
+	for i := range x {
+		out[bits.Reverse64(uint64(i))>>(64-b)] = x[i]
+	}
+	return out
 }

@@ -279,12 +279,15 @@ func (g *G2Bases) MSMDevice(ctx context.Context, s *Scalars, off, n int) (bls123
 func (g *G2Bases) Close() error { return g.b.close() }
 
 // MSMJob is one MSM of Device.MSMs: Σ Scalars[Off+i]·P_i over i < N, with P the G1 or the G2
-// bases (exactly one of the two set).
+// bases (exactly one of the two set), or with BitRev = b ≥ 1 Σ Scalars[Off+i]·P_rev(i), rev the
+// reversal of b bits, for N = 2^b or 2^b − 1 (rev then maps [0, N) onto itself): the
+// coefficients of h as Scalars.Groth16H leaves them.
 type MSMJob struct {
 	G1      *G1Bases
 	G2      *G2Bases
 	Scalars *Scalars
 	Off, N  int
+	BitRev  int
 }
 
 // MSMResult is one job's result (in G1 or G2, as its bases) and the device time it took.
@@ -308,6 +311,7 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 	k := len(jobs)
 	hb, hs := make([]uintptr, k), make([]uintptr, k)
 	off, n, ns := make([]uint64, k), make([]uint64, k), make([]uint64, k)
+	rev := make([]uint32, k)
 	jb := make([]*bases, k)
 	var bs []*bases
 	var ss []*Scalars
@@ -324,6 +328,9 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 		if err == nil {
 			err = j.Scalars.checkRange("msm", j.Off, j.N)
 		}
+		if err == nil && j.BitRev != 0 && (j.BitRev < 1 || j.BitRev > 30 || (j.N != 1<<j.BitRev && j.N != 1<<j.BitRev-1)) {
+			err = fmt.Errorf("%d scalars in the order of %d bits reversed (want 2^b or 2^b − 1 scalars, 1 ≤ b ≤ 30)", j.N, j.BitRev)
+		}
 		if err == nil && (b.dev != d || j.Scalars.dev != d) {
 			err = fmt.Errorf("bases or scalars on another device than %d", d.index)
 		}
@@ -336,7 +343,7 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 		if !slices.Contains(ss, j.Scalars) {
 			ss = append(ss, j.Scalars)
 		}
-		off[i], n[i] = uint64(j.Off), uint64(j.N)
+		off[i], n[i], rev[i] = uint64(j.Off), uint64(j.N), uint32(j.BitRev)
 		words += jacWords[b.group]
 	}
 	if err := ctx.Err(); err != nil {
@@ -358,7 +365,7 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 		hb[i], hs[i] = jb[i].h, j.Scalars.h
 	}
 	out := make([]uint64, words)
-	if err := d.lib.b.msmBatch(d.index, hb, hs, off, n, ns, unsafe.Pointer(&out[0])); err != nil {
+	if err := d.lib.b.msmBatch(d.index, hb, hs, off, n, rev, ns, unsafe.Pointer(&out[0])); err != nil {
 		return nil, fmt.Errorf("gpu: msm batch of %d: %w", k, err)
 	}
 	res := make([]MSMResult, k)

@@ -67,15 +67,19 @@ func nttEmu(t *testing.T, c nttEmuConfig) string {
 type nttEmuCase struct {
 	name  string
 	cfg   NTTConfig
+	scale *fr.Element  // cfg's inverse scaled by scale·n⁻¹ (ntt_extra's inv_scale), or by n⁻¹
 	more  []nttEmuStep // the transforms after cfg's
 	input []fr.Element
 	want  []fr.Element
 }
 
-// nttEmuStep is a transform of a chain after its first; times, when given, multiplies its output.
+// nttEmuStep is a transform of a chain after its first, with ntt_extra's additions: times, when
+// given, multiplies its output, minus is subtracted from it (the chain's last), and an inverse
+// without coset scales by scale·n⁻¹.
 type nttEmuStep struct {
-	cfg   NTTConfig
-	times []fr.Element
+	cfg          NTTConfig
+	times, minus []fr.Element
+	scale        *fr.Element
 }
 
 // runNTTEmu transforms every case's input in one run of the emulation and compares with want.
@@ -94,17 +98,27 @@ func runNTTEmu(t *testing.T, c nttEmuConfig, cases []nttEmuCase) {
 	for _, k := range cases {
 		logN, err := logLen(len(k.input))
 		require.NoError(t, err)
-		steps := append([]nttEmuStep{{cfg: k.cfg}}, k.more...)
+		steps := append([]nttEmuStep{{cfg: k.cfg, scale: k.scale}}, k.more...)
 		put(uint64(logN), uint64(len(steps)))
 		for _, st := range steps {
 			put(flag(st.cfg.Inverse), flag(st.cfg.Coset), flag(st.cfg.InputBitReversed), flag(st.cfg.OutputBitReversed),
-				flag(st.times != nil))
+				flag(st.times != nil), flag(st.minus != nil))
 			put(st.cfg.Shift[:]...)
+			var scale fr.Element // zero: one
+			if st.scale != nil {
+				scale = *st.scale
+			}
+			put(scale[:]...)
 		}
 		b.Write(elementBytes(k.input))
 		for _, st := range steps {
 			if st.times != nil {
 				b.Write(elementBytes(st.times))
+			}
+		}
+		for _, st := range steps {
+			if st.minus != nil {
+				b.Write(elementBytes(st.minus))
 			}
 		}
 		total += len(k.input)
@@ -176,9 +190,12 @@ func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
 
 // nttChainCases are the quotient's chains of transforms of one array at 2^1..2^maxLog on the coset
 // ω_{2n}·⟨ω⟩ (vector.cu's groth16_h), which fuse the passes at their boundaries where the build's
-// plans allow: an inverse N→R and the coset transform R→N of its output (b's), and the same with
-// the coset transform's output multiplied by another array and then the inverse coset transform
-// N→R (a's); each against gnark's transforms one after the other.
+// plans allow: an inverse N→R scaled by a random s besides n⁻¹ and the coset transform R→N of its
+// output (b's); an inverse N→R, the coset transform with its output multiplied by another array
+// and the inverse coset transform N→R with another array subtracted from its output (a's, the
+// subtraction on the last pass's store where ntt_set_minus allows, else a pass of its own); and
+// the scaled inverse alone, to bit-reversed (c's) and to natural order; each against gnark's
+// transforms one after the other.
 func nttChainCases(t *testing.T, maxLog int) []nttEmuCase {
 	rng := newRand(t)
 	var cases []nttEmuCase
@@ -190,13 +207,20 @@ func nttChainCases(t *testing.T, maxLog int) []nttEmuCase {
 		toBitrev := NTTConfig{Inverse: true, OutputBitReversed: true}
 		fwd := NTTConfig{Coset: true, InputBitReversed: true, Shift: psi}
 		inv := NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true, Shift: psi}
+		scale := randScalars(rng.Uint64(), 1)[0]
+		scaled := func(v []fr.Element) {
+			for i := range v {
+				v[i].Mul(&v[i], &scale)
+			}
+		}
 		x := randScalars(rng.Uint64(), n)
 		want := append([]fr.Element(nil), x...)
 		gnarkNTT(dom, want, true, false, false, true)
+		scaled(want)
 		gnarkNTT(coset, want, false, true, true, false)
-		cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d chain inverse N2R, coset ω_2n R2N", logN),
-			cfg: toBitrev, more: []nttEmuStep{{cfg: fwd}}, input: x, want: want})
-		times := randScalars(rng.Uint64(), n)
+		cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d chain inverse N2R scaled, coset ω_2n R2N", logN),
+			cfg: toBitrev, scale: &scale, more: []nttEmuStep{{cfg: fwd}}, input: x, want: want})
+		times, minus := randScalars(rng.Uint64(), n), randScalars(rng.Uint64(), n)
 		y := randScalars(rng.Uint64(), n)
 		want = append([]fr.Element(nil), y...)
 		gnarkNTT(dom, want, true, false, false, true)
@@ -205,8 +229,19 @@ func nttChainCases(t *testing.T, maxLog int) []nttEmuCase {
 			want[i].Mul(&want[i], &times[i])
 		}
 		gnarkNTT(coset, want, true, true, false, true)
-		cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d chain inverse N2R, coset ω_2n R2N times, inverse coset N2R", logN),
-			cfg: toBitrev, more: []nttEmuStep{{cfg: fwd, times: times}, {cfg: inv}}, input: y, want: want})
+		for i := range want {
+			want[i].Sub(&want[i], &minus[i])
+		}
+		cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d chain inverse N2R, coset ω_2n R2N times, inverse coset N2R minus", logN),
+			cfg: toBitrev, more: []nttEmuStep{{cfg: fwd, times: times}, {cfg: inv, minus: minus}}, input: y, want: want})
+		for _, outBitrev := range []bool{true, false} {
+			z := randScalars(rng.Uint64(), n)
+			want = append([]fr.Element(nil), z...)
+			gnarkNTT(dom, want, true, false, false, outBitrev)
+			scaled(want)
+			cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d inverse scaled, to bit-reversed order %v", logN, outBitrev),
+				cfg: NTTConfig{Inverse: true, OutputBitReversed: outBitrev}, scale: &scale, input: z, want: want})
+		}
 	}
 	return cases
 }

@@ -77,8 +77,8 @@ const streamChunkBytes = 128 << 20
 
 // Breakdown sums the time of the partitions a ProverDevice ran, by stage. Each call is
 // synchronous, so host-clock intervals around the calls are device time, plus however late the
-// Go scheduler resumes the caller; NTT and Pointwise are measured on the device itself (CUDA
-// events), the quotient being one call (RunQuotient). Upload happens outside the kernel lock,
+// Go scheduler resumes the caller; NTT is measured on the device itself (CUDA events), the
+// quotient being one call (RunQuotient) whose element-wise steps ride on its transforms' passes. Upload happens outside the kernel lock,
 // where it overlaps another worker's kernels; every other stage runs under it.
 type Breakdown struct {
 	Partitions  int           // quotients computed, one per partition
@@ -86,8 +86,8 @@ type Breakdown struct {
 	Upload      time.Duration // staging A·w, B·w, C·w, w (or w alone) and compacting the A and B scalars
 	ShapeUpload time.Duration // uploading shapes' matrices for evaluation (once per shape)
 	Evaluate    time.Duration // computing A·w, B·w, C·w on the device, outside the kernel lock
-	NTT         time.Duration // the six NTTs of H (device time)
-	Pointwise   time.Duration // a·b on the coset, and h's coefficients from a·b's and c's (device time)
+	NTT         time.Duration // the six NTTs of H, with a·b and h's coefficients riding on their passes (device time)
+	Pointwise   time.Duration // a·b and h's coefficients as steps of their own, where the quotient ran by steps (device time)
 	MSMH        time.Duration
 	MSMA        time.Duration
 	MSMB1       time.Duration
@@ -775,28 +775,27 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 }
 
 // RunQuotient implements primitive.QuotientRunner: the whole quotient in one device call
-// (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable); it counts the
-// partition.
-func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) error {
+// (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable), h left in
+// bit-reversed order for RunMSMs; it counts the partition.
+func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
 	ws.p.keepNTTTable(logN)
 	a, b, err := ws.bufPair(primitive.BufA, primitive.BufB)
 	if err != nil {
-		return err
+		return false, err
 	}
 	c, err := ws.buf(primitive.BufC)
 	if err != nil {
-		return err
+		return false, err
 	}
-	ntt, pointwise, err := a.Groth16H(ctx, b, c, logN, shift)
+	ntt, err := a.Groth16H(ctx, b, c, logN, shift)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ws.p.mu.Lock()
 	ws.p.times.NTT += ntt
-	ws.p.times.Pointwise += pointwise
 	ws.p.times.Partitions++
 	ws.p.mu.Unlock()
-	return nil
+	return true, nil
 }
 
 // resident returns bases as this device's SRS.
@@ -881,7 +880,7 @@ func (ws *workspace) RunMSMs(ctx context.Context, bases primitive.Bases, jobs []
 		if (j.G1 == nil) != (g1 == nil) || (j.G2 == nil) != (g2 == nil) {
 			return fmt.Errorf("gpu: msm: section %s: the result's group is not the section's", j.Sec)
 		}
-		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N}, stage
+		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N, BitRev: j.BitRev}, stage
 	}
 	res, err := ws.p.dev.MSMs(ctx, dj)
 	if err != nil {

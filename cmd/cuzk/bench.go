@@ -191,9 +191,9 @@ func breakdowns(gpus []*gpu.ProverDevice) []gpu.Breakdown {
 
 // printDevice prints, per GPU, what a run spent on it: the uploads of parameters and shapes
 // (the engine preloads them while the first partitions synthesize), then each partition's mean
-// device time by stage — under the kernel lock the quotient's six NTTs, its element-wise steps
-// ("pointwise": the product on the coset, then h's coefficients fused with their bit reversal)
-// and the five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown
+// device time by stage — under the kernel lock the quotient's six NTTs (with the product on the
+// coset and h's coefficients on their passes; "pointwise" counts those steps only where the
+// quotient runs as steps) and the five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown
 // now less before; then the tables the device keeps on its own.
 func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 	for i, g := range gpus {

@@ -147,7 +147,7 @@ cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t
 }
 
 cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
-                            uint64_t device_ns[2]) {
+                            uint64_t* device_ns) {
   return guard("groth16 quotient", [&] { groth16_h(a, b, c, log_n, shift, device_ns); });
 }
 

@@ -9,24 +9,25 @@
 
 namespace cuzk {
 
-// msm_device runs the device steps of Σ scalars[i]·b[i], i < n, on s and waits for them, then
-// hands then() the host's remaining step: a callable that writes the result to out (Jacobian,
-// host memory) from the window sums.
+// msm_device runs the device steps of Σ scalars[i]·b[point_of(i, rev_bits)], i < n, on s and
+// waits for them, then hands then() the host's remaining step: a callable that writes the result
+// to out (Jacobian, host memory) from the window sums.
 template <class Then>
-static void msm_device(const cuzk_bases* b, const fr_t* scalars, uint64_t n, void* out, cudaStream_t s, Then then) {
+static void msm_device(const cuzk_bases* b, const fr_t* scalars, uint64_t n, uint32_t rev_bits, void* out,
+                       cudaStream_t s, Then then) {
   if (b->group == 1) {
     using M = msm_t<fp_lazy_t>;
-    auto r = M((const affine_t<fp_lazy_t>*)b->p, (const affine_t<fp_lazy_t>*)b->shifted, scalars, n, s).run();
+    auto r = M((const affine_t<fp_lazy_t>*)b->p, (const affine_t<fp_lazy_t>*)b->shifted, scalars, n, rev_bits, s).run();
     then([r = std::move(r), out] { M::collect(r, (fp_lazy_t*)out); });
   } else {
     using M = msm_t<fp2_t>;
-    auto r = M((const g2_affine_t*)b->p, nullptr, scalars, n, s).run();
+    auto r = M((const g2_affine_t*)b->p, nullptr, scalars, n, rev_bits, s).run();
     then([r = std::move(r), out] { M::collect(r, (fp2_t*)out); });
   }
 }
 
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s) {
-  msm_device(b, d_scalars, n, out, s, [](auto collect) { collect(); });
+  msm_device(b, d_scalars, n, 0, out, s, [](auto collect) { collect(); });
 }
 
 // SHIFT_BITS is the shift of a shift table, Q_i = 2^SHIFT_BITS·P_i: half of a scalar's 256 bits.
@@ -83,6 +84,10 @@ void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out) {
     try {
       require(j.bases != nullptr, "bases is NULL");
       check_msm(j.bases, j.scalars, j.off, j.n);
+      const uint32_t rb = j.scalars_bitrev;
+      require(rb <= 30 && (rb == 0 || j.n == (1ull << rb) || j.n == (1ull << rb) - 1),
+              "scalars_bitrev = " + std::to_string(rb) + " needs n = 2^" + std::to_string(rb) + " or 2^" +
+                  std::to_string(rb) + " − 1, got n = " + std::to_string(j.n));
       require(j.bases->dev == jobs[0].bases->dev, "the jobs' bases live on different devices");
     } catch (const error& e) {
       throw error(e.code, "job " + std::to_string(i) + ": " + e.what());
@@ -99,7 +104,7 @@ void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out) {
   for (uint32_t i = 0; i < count; i++) {
     cuzk_msm_job_t& j = jobs[i];
     const auto start = std::chrono::steady_clock::now();
-    msm_device(j.bases, j.scalars->p + j.off, j.n, o, s,
+    msm_device(j.bases, j.scalars->p + j.off, j.n, j.scalars_bitrev, o, s,
                [&](auto collect) { collects.push_back(std::async(std::launch::async, std::move(collect))); });
     j.device_ns = (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                                                   start)

@@ -153,15 +153,21 @@ struct flag_is {
   __host__ __device__ bool operator()(const uint32_t& i) const { return flags[i] == want; }
 };
 
-// msm_sum_idx: out[t] = Σ P[idx[j]] for j in [tL, tL+L) ∩ [0, m).
+// point_of is the base that scalar i pairs with: i, or with rev_bits ≥ 1 the reversal of i's
+// rev_bits low bits (the scalars of a quotient left in bit-reversed order).
+__device__ __forceinline__ uint32_t point_of(uint32_t i, uint32_t rev_bits) {
+  return rev_bits ? __brev(i) >> (32 - rev_bits) : i;
+}
+
+// msm_sum_idx: out[t] = Σ P[point_of(idx[j])] for j in [tL, tL+L) ∩ [0, m).
 template <class F>
 __global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, const uint32_t* __restrict__ idx, uint64_t m,
-                            uint32_t L, xyzz_t<F>* __restrict__ out, uint64_t nt) {
+                            uint32_t L, uint32_t rev_bits, xyzz_t<F>* __restrict__ out, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add_affine(affine_t<F>::load(P + idx[j]));
+  for (uint64_t j = t * L; j < end; j++) acc.add_affine(affine_t<F>::load(P + point_of(idx[j], rev_bits)));
   xyzz_t<F>::store(out + t, acc);
 }
 
@@ -181,15 +187,16 @@ __global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uin
 // msm_digits writes, for windows [w0, w1) and compacted scalar j, the pairs of
 // its PARTS parts: part p (the scalar's limbs [8p/PARTS, 8(p+1)/PARTS), each
 // with its own carry) at ((w − w0)·PARTS + p)·m + j, its value the point index
-// with SHIFTED for part 1.
+// (point_of the scalar's) with SHIFTED for part 1.
 template <uint32_t PARTS>
 __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restrict__ idx, uint64_t m, uint32_t c,
-                           uint32_t w0, uint32_t w1, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+                           uint32_t w0, uint32_t w1, uint32_t rev_bits, uint32_t* __restrict__ keys,
+                           uint32_t* __restrict__ vals) {
   static_assert(PARTS == 1 || PARTS == 2, "a scalar is cut in one or two parts");
   constexpr uint32_t LIMBS = 8 / PARTS;
   uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m) return;
-  uint32_t i = idx[j];
+  const uint32_t i = idx[j], pt = point_of(i, rev_bits);
   fr_t x = fr_t::load(s + i).from_mont();
   const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
 #pragma unroll
@@ -220,7 +227,7 @@ __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restric
           vals[o] = 0;
         } else {
           keys[o] = (w << (c - 1)) | (mag - 1);
-          vals[o] = i | table | (neg << 31);
+          vals[o] = pt | table | (neg << 31);
         }
       }
     }
@@ -523,6 +530,7 @@ class msm_t {
   const uint32_t parts;  // the parts a scalar is cut into: 2 with Q, else 1
   const fr_t* S;
   const uint64_t n;
+  const uint32_t rev_bits;  // scalar i pairs with point_of(i, rev_bits)
   const cudaStream_t s;
   const uint64_t wave;      // the point kernels' threads the device runs at once
   mutable msm_timer timer;  // the steps' device times, when CUZK_MSM_TIMING is 1
@@ -632,7 +640,7 @@ class msm_t {
     const uint32_t L = (uint32_t)((n1 + chunks - 1) / chunks);
     uint64_t nt = (n1 + L - 1) / L;
     dbuf_t<X> part(nt, s);
-    msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, ones, n1, L, part, nt);
+    msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, ones, n1, L, rev_bits, part, nt);
     CUZK_LAUNCHED();
     timer.mark("ones.chunks");
     return sum_tree(std::move(part), nt);
@@ -656,9 +664,9 @@ class msm_t {
   // Step 3: the pairs of windows [w0, w1) to keys and vals, (w1 − w0)·parts·m of each.
   void digits(uint32_t w0, uint32_t w1, uint32_t* keys, uint32_t* vals) const {
     if (parts == 2)
-      msm_digits<2><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, keys, vals);
+      msm_digits<2><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, rev_bits, keys, vals);
     else
-      msm_digits<1><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, keys, vals);
+      msm_digits<1><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, rev_bits, keys, vals);
     CUZK_LAUNCHED();
   }
 
@@ -855,10 +863,12 @@ class msm_t {
   // The window sums are step 5's; the host combines them (collect).
 
  public:
-  // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr.
-  msm_t(const affine_t<F>* points, const affine_t<F>* shift, const fr_t* scalars, uint64_t count, cudaStream_t stream)
-      : P(points), Q(shift), parts(shift ? 2 : 1), S(scalars), n(count), s(stream), wave(wave_threads()),
-        timer(stream) {}
+  // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr; scalar i pairs with
+  // points[point_of(i, rev_bits)] (checked by the caller: in range for every i < count).
+  msm_t(const affine_t<F>* points, const affine_t<F>* shift, const fr_t* scalars, uint64_t count, uint32_t rev_bits,
+        cudaStream_t stream)
+      : P(points), Q(shift), parts(shift ? 2 : 1), S(scalars), n(count), rev_bits(rev_bits), s(stream),
+        wave(wave_threads()), timer(stream) {}
 
   // sums_t is what an MSM's device steps leave for the host: the window sums (W of them, window
   // w of weight 2^(c·w)) and the sum of the points with scalar 1.

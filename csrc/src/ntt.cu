@@ -12,6 +12,14 @@ namespace cuzk {
 
 static_assert(NTT_ROOT_LOG == NTT_MAX_LOG, "the twiddle tables must cover the largest transform");
 
+// scaled_by_t is an inverse's table that carries scale·n⁻¹ (ntt_extra's inv_scale ≠ 1).
+struct scaled_by_t {
+  ntt_scale_table kind;
+  uint32_t log_n;
+  fr_t scale;
+  const fr_t* table;
+};
+
 // device_tables are one device's twiddles of ω = ω_{2^28} and ω⁻¹ and the
 // coset powers of the shifts used so far. mu is held while a transform is
 // planned and enqueued, so that the full table is freed only after every
@@ -27,6 +35,7 @@ struct device_tables {
   const fr_t* omega_inv_diag_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω_{2^DIAG_BITS}^(−x), per log_n (likewise)
   const fr_t* omega_inv_diag2_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω_{2^(DIAG_BITS+1)}^(−x), per log_n (likewise)
   const fr_t* psi_inv_scaled[NTT_ROOT_LOG + 1] = {};         // n⁻¹·ω_{2^14}^(−i), i < 2^14, per log_n (likewise)
+  std::vector<scaled_by_t> scaled_by;                        // the first two kinds' tables times another scale
   std::vector<coset_tables> cosets;
   std::vector<void*> allocations;  // owned device tables, freed never (process lifetime)
 };
@@ -143,44 +152,57 @@ void ntt_full_table(int dev, uint32_t log_n) {
   c.full_log = want;
 }
 
-// scaled_table fills slot, once, with n⁻¹ times the low (x^i) or, with high, the high
-// (x^(i·2^14)) power table of x, i < 2^14, n = 2^log_n, and returns it; c.mu is held.
-static const fr_t* scaled_table(device_tables& c, const fr_t*& slot, const fr_t& x, bool high, uint32_t log_n) {
+// scaled_table fills slot, once, with f times the low (x^i) or, with high, the high (x^(i·2^14))
+// power table of x, i < 2^14, and returns it; c.mu is held.
+static const fr_t* scaled_table(device_tables& c, const fr_t*& slot, const fr_t& x, bool high, const fr_t& f) {
   if (!slot) {
     std::vector<fr_t> lo, hi;
     pow_table_host(x, lo, hi);
     std::vector<fr_t>& t = high ? hi : lo;
-    const fr_t ninv = ntt_size_inverse(log_n);
-    for (auto& y : t) y = y * ninv;
+    for (auto& y : t) y = y * f;
     slot = (const fr_t*)upload_table(c, t);
   }
   return slot;
 }
 
-// inverse_scaled returns the table that carries n⁻¹ for an inverse of n = 2^log_n without
+// inverse_scaled returns the table that carries scale·n⁻¹ for an inverse of n = 2^log_n without
 // coset or on the coset ψ with its row factor where psi says (ntt_inverse_scale): the low power
-// table n⁻¹·ω^(−i), or the one-lookup diagonal n⁻¹·ω_{2^DIAG_BITS}^(−x) or
-// n⁻¹·ω_{2^(DIAG_BITS+1)}^(−x), built on the host; c.mu is held.
-static const fr_t* inverse_scaled(device_tables& c, const ntt_twiddles& T, uint32_t log_n, ntt_psi_mode psi) {
+// table scale·n⁻¹·ω^(−i), or the one-lookup diagonal scale·n⁻¹·ω_{2^DIAG_BITS}^(−x) or
+// scale·n⁻¹·ω_{2^(DIAG_BITS+1)}^(−x), built on the host; c.mu is held. The tables of scale 1
+// have slots of their own, the others are looked up by (kind, log_n, scale).
+static const fr_t* inverse_scaled(device_tables& c, const ntt_twiddles& T, uint32_t log_n, ntt_psi_mode psi,
+                                  const fr_t& scale) {
   const ntt_scale_table kind = ntt_inverse_scale(T, log_n, psi);
-  if (kind == SCALE_POW_LO) return scaled_table(c, c.omega_inv_scaled[log_n], ntt_root().inverse(), false, log_n);
-  const uint32_t log_order = kind == SCALE_DIAG2 ? DIAG_BITS + 1 : DIAG_BITS;
-  const fr_t*& slot = kind == SCALE_DIAG2 ? c.omega_inv_diag2_scaled[log_n] : c.omega_inv_diag_scaled[log_n];
-  if (!slot) {
+  const fr_t f = ntt_size_inverse(log_n) * scale;
+  const fr_t* other = nullptr;
+  const bool one = scale == fr_t::one();
+  if (!one) {
+    for (const scaled_by_t& e : c.scaled_by)
+      if (e.kind == kind && e.log_n == log_n && e.scale == scale) return e.table;
+  }
+  const fr_t*& slot = !one ? other
+                      : kind == SCALE_POW_LO ? c.omega_inv_scaled[log_n]
+                      : kind == SCALE_DIAG2  ? c.omega_inv_diag2_scaled[log_n]
+                                             : c.omega_inv_diag_scaled[log_n];
+  if (kind == SCALE_POW_LO) {
+    scaled_table(c, slot, ntt_root().inverse(), false, f);
+  } else if (!slot) {
+    const uint32_t log_order = kind == SCALE_DIAG2 ? DIAG_BITS + 1 : DIAG_BITS;
     std::vector<fr_t> t(size_t(1) << log_order);
     fr_t step = ntt_root().inverse();  // ω_{2^28}^(−1) → ω_{2^log_order}^(−1)
     for (uint32_t i = log_order; i < (uint32_t)NTT_ROOT_LOG; i++) step = step.sqr();
-    t[0] = ntt_size_inverse(log_n);
+    t[0] = f;
     for (size_t x = 1; x < t.size(); x++) t[x] = t[x - 1] * step;
     slot = (const fr_t*)upload_table(c, t);
   }
+  if (!one) c.scaled_by.push_back(scaled_by_t{kind, log_n, scale, slot});
   return slot;
 }
 
 // psi_inverse_scaled returns the row table n⁻¹·ω_{2^14}^(−i) of n = 2^log_n (the inverse
 // transform on the coset ntt_psi(log_n)); c.mu is held.
 static const fr_t* psi_inverse_scaled(device_tables& c, uint32_t log_n) {
-  return scaled_table(c, c.psi_inv_scaled[log_n], ntt_root().inverse(), true, log_n);
+  return scaled_table(c, c.psi_inv_scaled[log_n], ntt_root().inverse(), true, ntt_size_inverse(log_n));
 }
 
 // coset_for returns the tables of shift, with inv_scaled[log_n] built; c.mu is held.
@@ -195,20 +217,23 @@ static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_
     c.cosets.push_back(t);
   }
   coset_tables& t = c.cosets[i];
-  scaled_table(c, t.inv_scaled[log_n], shift.inverse(), false, log_n);
+  scaled_table(c, t.inv_scaled[log_n], shift.inverse(), false, ntt_size_inverse(log_n));
   return t;
 }
 
 // plan_for plans the transform cfg of 2^log_n with dev's tables c (c.mu held), building the
-// tables it reads on first use; times: ntt_set_times.
-static ntt_plan plan_for(device_tables& c, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, const fr_t* times) {
+// tables it reads on first use, with x's times and inv_scale (ntt_extra; minus is the chain's).
+static ntt_plan plan_for(device_tables& c, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, const ntt_extra& x) {
   ntt_twiddles om = c.omega, omi = c.omega_inv;
   om.full = omi.full = c.full;
   om.full_log = omi.full_log = c.full_log;
   const bool inv = cfg.inverse != 0, coset = cfg.coset != 0;
+  require(x.inv_scale == fr_t::one() || (inv && !coset), "ntt: a scale besides n⁻¹ is for an inverse without coset");
+  require(!x.inv_scale.is_zero(), "ntt: the inverse's scale is zero");
   ntt_tables_view v{};
   v.omega = om;
   v.omega_inv = omi;
+  v.inv_scale = x.inv_scale;
   if (coset) {
     const fr_t sh = ntt_shift(cfg.shift);
     v.psi = log_n < (uint32_t)NTT_ROOT_LOG && sh == ntt_psi(log_n);
@@ -222,12 +247,18 @@ static ntt_plan plan_for(device_tables& c, uint32_t log_n, const cuzk_ntt_cfg_t&
   }
   const bool in_br = cfg.in_bitrev != 0, out_br = cfg.out_bitrev != 0;
   if (ntt_diag_scales_inverse(log_n, inv, coset, v.psi))
-    v.omega_inv_scaled = inverse_scaled(c, omi, log_n, coset ? ntt_psi_mode_of(inv, in_br) : PSI_NONE);
+    v.omega_inv_scaled = inverse_scaled(c, omi, log_n, coset ? ntt_psi_mode_of(inv, in_br) : PSI_NONE, x.inv_scale);
   ntt_plan P = plan_ntt(log_n, inv, coset, in_br, out_br, v);
-  require(!times || ntt_set_times(P, times),
+  require(!x.times || ntt_set_times(P, x.times),
           "ntt: a product by another array needs a transform from bit-reversed to natural order whose "
           "last pass stores its output unscaled");
   return P;
+}
+
+// ntt_sub_array sets a[i] −= b[i] for i < n (ntt_extra's minus where no pass can take it).
+__global__ void ntt_sub_array(fr_t* __restrict__ a, const fr_t* __restrict__ b, uint64_t n) {
+  const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) fr_t::store(a + i, fr_t::load(a + i) - fr_t::load(b + i));
 }
 
 // launch_pass enqueues the pass kernel that runs l (ntt_each_kernel) on d.
@@ -250,16 +281,21 @@ static void launch_fused(const ntt_item& it, fr_t* d, cudaStream_t s) {
   CUZK_LAUNCHED();
 }
 
-void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const fr_t* const* times,
+void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const ntt_extra* extras,
                    uint32_t count, cudaStream_t s) {
   require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
   require(count >= 1 && count <= NTT_CHAIN_MAX, "ntt: a chain of 1 to " + std::to_string(NTT_CHAIN_MAX) +
                                                      " transforms, got " + std::to_string(count));
+  const ntt_extra none{};
+  for (uint32_t t = 0; t + 1 < count && extras; t++)
+    require(!extras[t].minus, "ntt: an array subtracted from a transform's output ends its chain");
   device_tables& c = tables_for(dev);
   std::lock_guard<std::mutex> g(c.mu);  // until the passes are enqueued: ntt_full_table
   ntt_tables(c);
   ntt_plan plans[NTT_CHAIN_MAX];
-  for (uint32_t t = 0; t < count; t++) plans[t] = plan_for(c, log_n, cfgs[t], times ? times[t] : nullptr);
+  for (uint32_t t = 0; t < count; t++) plans[t] = plan_for(c, log_n, cfgs[t], extras ? extras[t] : none);
+  const fr_t* minus = extras ? extras[count - 1].minus : nullptr;
+  const bool minus_after = minus && !ntt_set_minus(plans[count - 1], minus);
   for (const ntt_item& it : ntt_chain(plans, count, log_n)) {
     if (it.bitrev) {
       bitrev_enqueue(d, log_n, bitrev_copy{d}, s);
@@ -270,10 +306,17 @@ void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs,
       launch_pass(it.a, d, s);
     }
   }
+  if (minus_after) {
+    const uint64_t n = 1ull << log_n;
+    ntt_sub_array<<<elementwise_blocks(log_n), ELEMENTWISE_THREADS, 0, s>>>(d, minus, n);
+    CUZK_LAUNCHED();
+  }
 }
 
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times) {
-  ntt_run_chain(dev, d, log_n, &cfg, &times, 1, s);
+  ntt_extra x;
+  x.times = times;
+  ntt_run_chain(dev, d, log_n, &cfg, &x, 1, s);
 }
 
 }  // namespace cuzk

@@ -204,7 +204,13 @@ __device__ __forceinline__ fr_t pow_lookup(const pow_table& t, uint32_t e) {
 //     own (in DIT, on the store of the pass launched before it);
 //   - INDEX: its natural index j: the position, or with bitrev the position's
 //     bit reversal over log_n bits.
-enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_ARRAY, FACTOR_GRID, FACTOR_INDEX };
+// FACTOR_ARRAY multiplies element i by lo[i]; FACTOR_MINUS_ARRAY is no factor but the
+// subtraction of lo[i] (the store of a transform's last pass: ntt_set_minus).
+enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_ARRAY, FACTOR_GRID, FACTOR_INDEX, FACTOR_MINUS_ARRAY };
+
+// factor_reads_array says whether a factor of kind k reads another array: the kernels built
+// with ARRAY = k apply it (ntt_pass).
+CUZK_HD bool factor_reads_array(uint32_t k) { return k == FACTOR_ARRAY || k == FACTOR_MINUS_ARRAY; }
 struct ntt_factor {
   uint32_t kind, shift, lo_bits;
   uint32_t hi_mask = ~0u;
@@ -333,16 +339,18 @@ struct ntt_block {
   __device__ __forceinline__ fr_t ring_twiddle(uint32_t e, bool global) const {
     return global ? fr_t::load(p->tw + (e << (POW_BITS - 1 - p->k))) : sh[K * G + e];
   }
-  // apply returns x·F(e) for element e at position pos; FACTOR_ARRAY only in the kernels built
-  // WITH_ARRAY (the others keep its code out of their body). A GRID factor takes its column and
+  // apply returns x·F(e) for element e at position pos (x − F.lo[pos] for FACTOR_MINUS_ARRAY);
+  // an array factor only in the kernels built with ARRAY its kind (the others keep its code out
+  // of their body). A GRID factor takes its column and
   // row from the position in DIT, where the diagonals ride on the pass before their own, and from
   // the block's geometry in DIF, where every factor is its own pass's (the DIF kernel measured
   // 1.5 % slower with the position's arithmetic).
-  template <bool DIT, bool WITH_ARRAY>
+  template <bool DIT, uint32_t ARRAY>
   __device__ __forceinline__ fr_t apply(const ntt_factor& F, fr_t x, uint32_t e, uint64_t pos) const {
     if (F.kind == FACTOR_NONE) return x;
+    if (ARRAY == FACTOR_MINUS_ARRAY && F.kind == FACTOR_MINUS_ARRAY) return x - fr_t::load(F.lo + pos);
     fr_t f = F.c;
-    if (WITH_ARRAY && F.kind == FACTOR_ARRAY) {
+    if (ARRAY == FACTOR_ARRAY && F.kind == FACTOR_ARRAY) {
       f = fr_t::load(F.lo + pos);
     } else if (F.kind != FACTOR_CONST) {
       uint32_t ex;
@@ -373,17 +381,17 @@ struct ntt_block {
   template <bool DIT>
   __device__ __forceinline__ fr_t load(uint32_t e) const {
     const uint64_t pos = gpos(e);
-    return apply<DIT, false>(p->on_load, fr_t::load(a + pos), e, pos);
+    return apply<DIT, FACTOR_NONE>(p->on_load, fr_t::load(a + pos), e, pos);
   }
-  template <bool DIT, bool WITH_ARRAY>
+  template <bool DIT, uint32_t ARRAY>
   __device__ __forceinline__ void store(uint32_t e, fr_t x) const {
     const uint64_t pos = gpos(e);
-    fr_t::store(a + pos, apply<DIT, WITH_ARRAY>(p->on_store, x, e, pos));
+    fr_t::store(a + pos, apply<DIT, ARRAY>(p->on_store, x, e, pos));
   }
   // keep is store into shared memory, for a fused pass that runs next on the same block.
-  template <bool DIT, bool WITH_ARRAY>
+  template <bool DIT, uint32_t ARRAY>
   __device__ __forceinline__ void keep(uint32_t e, fr_t x) const {
-    sh[e] = apply<DIT, WITH_ARRAY>(p->on_store, x, e, gpos(e));
+    sh[e] = apply<DIT, ARRAY>(p->on_store, x, e, gpos(e));
   }
 };
 
@@ -395,13 +403,13 @@ struct ntt_block {
 // No product is spent on a stage of half 1 (t+r = k−1) nor, when S = 1, on
 // offset x = 0. DIF runs the stages up, DIT down with Cooley–Tukey
 // butterflies. first: the elements come from global memory (load), last:
-// they go back there (store, which takes FACTOR_ARRAY when WITH_ARRAY). A
+// they go back there (store, which takes the array factor of kind ARRAY). A
 // ring pass (RING ≠ RING_NONE) takes every pair's twiddle from ntt_ring's
 // rule and skips none; RING_TREE swaps the butterflies (Cooley–Tukey up,
 // Gentleman–Sande down). SMEM_IN: the first step's elements are already in
 // shared memory (a fused pass's second half, whose load applies no factor);
 // SMEM_OUT: the last step leaves them there (keep, with the store's factor).
-template <bool DIT, int R, bool WITH_ARRAY, uint32_t RING, bool SMEM_IN, bool SMEM_OUT>
+template <bool DIT, int R, uint32_t ARRAY, uint32_t RING, bool SMEM_IN, bool SMEM_OUT>
 __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool first, bool last, uint32_t tid,
                                            uint32_t nt) {
   constexpr uint32_t U = 1u << R;
@@ -447,9 +455,9 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
 #pragma unroll
     for (uint32_t m = 0; m < U; m++) {
       if (last && SMEM_OUT)
-        B.template keep<DIT, WITH_ARRAY>(e0 + m * step, x[m]);
+        B.template keep<DIT, ARRAY>(e0 + m * step, x[m]);
       else if (last)
-        B.template store<DIT, WITH_ARRAY>(e0 + m * step, x[m]);
+        B.template store<DIT, ARRAY>(e0 + m * step, x[m]);
       else
         B.sh[e0 + m * step] = x[m];
     }
@@ -463,11 +471,11 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
 // step of fewer stages is the one that holds stage 0, so that the step of
 // the last stages keeps spacing S = 1, where the twiddles of 1 are the same
 // for every thread and cost no product (k = 9 in radix 4: 3.75 products an
-// element instead of 4 with the short step last). WITH_ARRAY: the last store
-// may multiply by another array (FACTOR_ARRAY). RING: the DFTs' ntt_ring
+// element instead of 4 with the short step last). ARRAY: the kind of array factor
+// the last store may apply (FACTOR_NONE, FACTOR_ARRAY or FACTOR_MINUS_ARRAY). RING: the DFTs' ntt_ring
 // (shared memory then (G·K + K) elements). SMEM_IN, SMEM_OUT: the elements
 // come from and stay in shared memory (radix_step; ntt_pass_fused).
-template <bool DIT, bool WITH_ARRAY = false, uint32_t RING = RING_NONE, bool SMEM_IN = false, bool SMEM_OUT = false>
+template <bool DIT, uint32_t ARRAY = FACTOR_NONE, uint32_t RING = RING_NONE, bool SMEM_IN = false, bool SMEM_OUT = false>
 __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass_args& p, uint64_t bid,
                                                uint32_t tid, uint32_t nt) {
   ntt_block B;
@@ -503,11 +511,11 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
     const uint32_t R = c == 0 ? lead : RADIX_BITS;
     const bool first = s == 0, last = s + 1 == steps;
     if (R == 1)
-      radix_step<DIT, 1, WITH_ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
+      radix_step<DIT, 1, ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
     else if (R == 2 || RADIX_BITS == 2)
-      radix_step<DIT, 2, WITH_ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
+      radix_step<DIT, 2, ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
     else
-      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2), WITH_ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
+      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2), ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
   }
 }
 
@@ -515,11 +523,11 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
 constexpr int PASS_MIN_BLOCKS = CUZK_NTT_BLOCKS * 256 / PASS_THREADS > 0 ? CUZK_NTT_BLOCKS * 256 / PASS_THREADS : 1;
 
 #if defined(__CUDACC__)  // csrc/emu calls ntt_pass_block with a host array as the shared memory
-template <bool DIT, bool WITH_ARRAY = false, uint32_t RING = RING_NONE>
+template <bool DIT, uint32_t ARRAY = FACTOR_NONE, uint32_t RING = RING_NONE>
 __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
     ntt_pass(fr_t* __restrict__ a, ntt_pass_args p) {
   extern __shared__ fr_t ntt_sh[];
-  ntt_pass_block<DIT, WITH_ARRAY, RING>(ntt_sh, a, p, blockIdx.x, threadIdx.x, blockDim.x);
+  ntt_pass_block<DIT, ARRAY, RING>(ntt_sh, a, p, blockIdx.x, threadIdx.x, blockDim.x);
 }
 #endif
 
@@ -527,17 +535,17 @@ __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
 // and the first of the next transform of the same array (pb, which loads with no factor) on one
 // block's elements without the round trip through global memory between them: both passes have
 // the same geometry (ntt_fusable), so element e of the block is the same position in both.
-template <bool DIT_A, bool ARRAY_A, bool DIT_B, uint32_t RING_B>
+template <bool DIT_A, uint32_t ARRAY_A, bool DIT_B, uint32_t RING_B>
 __device__ __forceinline__ void ntt_pass_fused_block(fr_t* sh, fr_t* a, const ntt_pass_args& pa,
                                                      const ntt_pass_args& pb, uint64_t bid, uint32_t tid,
                                                      uint32_t nt) {
   ntt_pass_block<DIT_A, ARRAY_A, RING_NONE, false, true>(sh, a, pa, bid, tid, nt);
   __syncthreads();  // pb's twiddles replace pa's; its first step reads what pa's last kept
-  ntt_pass_block<DIT_B, false, RING_B, true, false>(sh, a, pb, bid, tid, nt);
+  ntt_pass_block<DIT_B, FACTOR_NONE, RING_B, true, false>(sh, a, pb, bid, tid, nt);
 }
 
 #if defined(__CUDACC__)
-template <bool DIT_A, bool ARRAY_A, bool DIT_B, uint32_t RING_B>
+template <bool DIT_A, uint32_t ARRAY_A, bool DIT_B, uint32_t RING_B>
 __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
     ntt_pass_fused(fr_t* __restrict__ a, ntt_pass_args pa, ntt_pass_args pb) {
   extern __shared__ fr_t ntt_sh[];
@@ -810,6 +818,8 @@ struct ntt_tables_view {
   pow_table coset_inv_scaled;    // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
   bool psi;                      // the coset shift is ntt_psi(log_n)
   const fr_t* psi_inv_scaled;    // n⁻¹·ω_{2^14}^(−i), i < 2^14: the inverse's row factor on the ψ coset
+  fr_t inv_scale = fr_t::one();  // an inverse without coset scales by inv_scale·n⁻¹ (omega_inv_scaled's
+                                 // table then carries it too): 1 but in the quotient (ntt_extra)
 };
 
 // ntt_psi_mode_of is the place of a ψ-coset transform's row factor: the
@@ -882,7 +892,7 @@ inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitre
   else if (ntt_diag_scales_inverse(log_n, inverse, coset, false))
     scaled = v.omega_inv_scaled;
   else if (inverse)
-    last = const_factor(ntt_size_inverse(log_n));
+    last = const_factor(ntt_size_inverse(log_n) * (coset ? fr_t::one() : v.inv_scale));
   return make_ntt_plan(log_n, dit, out_bitrev, T, first, last, scaled, PSI_NONE);
 }
 
@@ -897,14 +907,16 @@ inline bool ntt_set_times(ntt_plan& P, const fr_t* times) {
   return true;
 }
 
-// ntt_kernel_t names one pass kernel's template arguments (ntt_pass<DIT, WITH_ARRAY, RING>).
-template <bool DIT, bool WITH_ARRAY, uint32_t RING>
+// ntt_kernel_t names one pass kernel's template arguments (ntt_pass<DIT, ARRAY, RING>).
+template <bool DIT, uint32_t ARRAY, uint32_t RING>
 struct ntt_kernel_t {
-  static constexpr bool dit = DIT, array = WITH_ARRAY;
+  static constexpr bool dit = DIT;
+  static constexpr uint32_t array = ARRAY;
   static constexpr uint32_t ring = RING;
   // runs says whether this is the kernel that runs l.
   static bool runs(const ntt_launch& l) {
-    return dit == l.dit && array == (l.args.on_store.kind == FACTOR_ARRAY) && ring == l.ring;
+    const uint32_t k = l.args.on_store.kind;
+    return dit == l.dit && array == (factor_reads_array(k) ? k : (uint32_t)FACTOR_NONE) && ring == l.ring;
   }
 };
 
@@ -913,13 +925,30 @@ struct ntt_kernel_t {
 // runs a pass from it, csrc/emu runs that one's block function.
 template <class F>
 void ntt_each_kernel(F&& f) {
-  f(ntt_kernel_t<false, false, RING_NONE>{});
-  f(ntt_kernel_t<true, false, RING_NONE>{});
-  f(ntt_kernel_t<true, true, RING_NONE>{});
-  f(ntt_kernel_t<false, false, RING_ODD>{});
-  f(ntt_kernel_t<false, false, RING_TREE>{});
-  f(ntt_kernel_t<true, false, RING_ODD>{});
-  f(ntt_kernel_t<true, false, RING_TREE>{});
+  f(ntt_kernel_t<false, FACTOR_NONE, RING_NONE>{});
+  f(ntt_kernel_t<true, FACTOR_NONE, RING_NONE>{});
+  f(ntt_kernel_t<true, FACTOR_ARRAY, RING_NONE>{});
+  f(ntt_kernel_t<false, FACTOR_NONE, RING_ODD>{});
+  f(ntt_kernel_t<false, FACTOR_NONE, RING_TREE>{});
+  f(ntt_kernel_t<true, FACTOR_NONE, RING_ODD>{});
+  f(ntt_kernel_t<true, FACTOR_NONE, RING_TREE>{});
+  f(ntt_kernel_t<false, FACTOR_MINUS_ARRAY, RING_ODD>{});
+}
+
+// ntt_set_minus makes P's last pass subtract minus[i] from each output as it stores it
+// (FACTOR_MINUS_ARRAY): where that pass's store has no factor of its own, no bit reversal follows
+// and a kernel (ntt_each_kernel) runs such a pass — the inverse transform on the coset ω_{2n}
+// from natural order, whose last pass is a RING_ODD one. Returns false otherwise.
+inline bool ntt_set_minus(ntt_plan& P, const fr_t* minus) {
+  ntt_launch& l = P.pass[P.np - 1];
+  if (l.args.on_store.kind != FACTOR_NONE || P.bitrev_after) return false;
+  ntt_launch with = l;
+  with.args.on_store.kind = FACTOR_MINUS_ARRAY;
+  with.args.on_store.lo = minus;
+  bool kernel = false;
+  ntt_each_kernel([&](auto k) { kernel = kernel || decltype(k)::runs(with); });
+  if (kernel) l = with;
+  return kernel;
 }
 
 // ntt_fused_kind names the fused pass kernels (ntt_pass_fused), the two boundaries of the
@@ -930,23 +959,24 @@ enum ntt_fused_kind : uint32_t { FUSED_NONE, FUSED_DIF_TO_ODD_DIT, FUSED_ARRAY_D
 
 // ntt_fused_t names a fused kernel's template arguments (ntt_pass_fused<DIT_A, ARRAY_A, DIT_B,
 // RING_B>: a plain pass, then a pass that loads without a factor) and its kind.
-template <ntt_fused_kind KIND, bool DIT_A, bool ARRAY_A, bool DIT_B, uint32_t RING_B>
+template <ntt_fused_kind KIND, bool DIT_A, uint32_t ARRAY_A, bool DIT_B, uint32_t RING_B>
 struct ntt_fused_t {
   static constexpr ntt_fused_kind kind = KIND;
-  static constexpr bool dit_a = DIT_A, array_a = ARRAY_A, dit_b = DIT_B;
+  static constexpr bool dit_a = DIT_A, dit_b = DIT_B;
+  static constexpr uint32_t array_a = ARRAY_A;
   static constexpr uint32_t ring_b = RING_B;
   // runs says whether this kernel runs pass x and then pass y.
   static bool runs(const ntt_launch& x, const ntt_launch& y) {
     return ntt_kernel_t<DIT_A, ARRAY_A, RING_NONE>::runs(x) && dit_b == y.dit && ring_b == y.ring &&
-           y.args.on_store.kind != FACTOR_ARRAY;
+           !factor_reads_array(y.args.on_store.kind);
   }
 };
 
 // ntt_each_fused calls f(ntt_fused_t<…>{}) for every fused kernel, as ntt_each_kernel does.
 template <class F>
 void ntt_each_fused(F&& f) {
-  f(ntt_fused_t<FUSED_DIF_TO_ODD_DIT, false, false, true, RING_ODD>{});
-  f(ntt_fused_t<FUSED_ARRAY_DIT_TO_DIF, true, true, false, RING_NONE>{});
+  f(ntt_fused_t<FUSED_DIF_TO_ODD_DIT, false, FACTOR_NONE, true, RING_ODD>{});
+  f(ntt_fused_t<FUSED_ARRAY_DIT_TO_DIF, true, FACTOR_ARRAY, false, RING_NONE>{});
 }
 
 // ntt_fusable returns the fused kernel that runs pass x and then pass y of the same array on the

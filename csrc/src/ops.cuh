@@ -77,11 +77,21 @@ inline void check_msm(const cuzk_bases* b, const cuzk_fr_buf_t* sc, uint64_t off
 // bit-reversed to natural order, and refused for a transform whose last pass scales its output).
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s,
              const fr_t* times = nullptr);
-// ntt.cu: the transforms cfgs[0 : count] one after the other on d (times[t], when times is
-// given and times[t] is not null, as ntt_run's times for transform t), the last pass of one and
-// the first of the next in one kernel where ntt_fusable allows (the quotient's); count ≤
-// NTT_CHAIN_MAX (ntt.cuh).
-void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const fr_t* const* times,
+// ntt_extra is what a transform of a chain adds to its cuzk_ntt_cfg_t: times (each output d[i]
+// multiplied by times[i] as ntt_run's times), minus (minus[i] subtracted from each output: on the
+// last pass's store where ntt_set_minus allows, else by an element-wise pass after the chain;
+// the chain's last transform only) and inv_scale (an inverse without coset scales its output by
+// inv_scale·n⁻¹ instead of n⁻¹, on the table or the constant that carries n⁻¹: no product of its
+// own; a table per size and scale, kept as the others are).
+struct ntt_extra {
+  const fr_t* times = nullptr;
+  const fr_t* minus = nullptr;
+  fr_t inv_scale = fr_t::one();
+};
+// ntt.cu: the transforms cfgs[0 : count] one after the other on d (extras[t], when extras is
+// given, transform t's ntt_extra), the last pass of one and the first of the next in one kernel
+// where ntt_fusable allows (the quotient's); count ≤ NTT_CHAIN_MAX (ntt.cuh).
+void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const ntt_extra* extras,
                    uint32_t count, cudaStream_t s);
 // ntt.cu: cuzk_ntt_table's table (ntt_twiddles.full) on dev for transforms up to 2^log_n, or
 // none for log_n = 0.
@@ -103,7 +113,7 @@ void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n);
 void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv);
 // vector.cu: Groth16's whole quotient on one stream, waited for once (cuzk_groth16_h).
 void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
-               uint64_t ns[2]);
+               uint64_t* device_ns);
 
 // decode.cu: copies count encoded points (96 or 192 bytes each) from host memory to
 // b[off : off+count] and decodes them there (decode.cuh); returns the lowest failing

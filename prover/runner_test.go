@@ -73,23 +73,30 @@ func (w *msmRunnerWorkspace) RunMSMs(ctx context.Context, b primitive.Bases, job
 	return nil
 }
 
-// TestProveTakesTheMSMRunner: a workspace that runs MSMs in one call gets a partition's five
-// MSMs as one call, in the order of the steps, and the proof is the CPU's byte for byte.
-func TestProveTakesTheMSMRunner(t *testing.T) {
-	c := &circuits.Scalable{Constraints: 300, Inputs: 3, Seed: 7}
+// proveThrough proves a partition of a small circuit (seed) on the CPU and through rd's
+// workspaces, and checks that the proofs are the same bytes.
+func proveThrough(t *testing.T, seed uint64, rd *msmRunnerDevice) {
+	t.Helper()
+	c := &circuits.Scalable{Constraints: 300, Inputs: 3, Seed: seed}
 	shape, params := setupFor(t, c)
 	ctx := context.Background()
 	asg, err := synth.Synthesize(ctx, shape, c)
 	require.NoError(t, err)
-	rs := fixedRandomness(5)
+	rs := fixedRandomness(seed)
 	want, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
 	require.NoError(t, err)
-	rd := &msmRunnerDevice{Device: prover.NewCPUPrimitives()}
 	got, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs), prover.WithDevice(prover.NewDevice(rd)))
 	require.NoError(t, err)
 	wantBytes, _ := want.MarshalBinary()
 	gotBytes, _ := got.MarshalBinary()
 	require.Equal(t, wantBytes, gotBytes)
+}
+
+// TestProveTakesTheMSMRunner: a workspace that runs MSMs in one call gets a partition's five
+// MSMs as one call, in the order of the steps, and the proof is the CPU's byte for byte.
+func TestProveTakesTheMSMRunner(t *testing.T) {
+	rd := &msmRunnerDevice{Device: prover.NewCPUPrimitives()}
+	proveThrough(t, 7, rd)
 	require.Zero(t, rd.alone, "MSMs asked for one at a time beside RunMSMs")
 	require.Equal(t, [][]primitive.Section{{primitive.SectionBG2, primitive.SectionA, primitive.SectionBG1,
 		primitive.SectionL, primitive.SectionH}}, rd.calls)
@@ -169,19 +176,7 @@ func (w *hReversingWorkspace) RunMSMs(ctx context.Context, b primitive.Bases, jo
 // TestProveReadsHBitReversed: a workspace whose one-call quotient leaves h bit-reversed gets H's
 // MSM job marked so (and no other), and the proof is the CPU's byte for byte.
 func TestProveReadsHBitReversed(t *testing.T) {
-	c := &circuits.Scalable{Constraints: 300, Inputs: 3, Seed: 11}
-	shape, params := setupFor(t, c)
-	ctx := context.Background()
-	asg, err := synth.Synthesize(ctx, shape, c)
-	require.NoError(t, err)
-	rs := fixedRandomness(6)
-	want, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
-	require.NoError(t, err)
 	rd := &msmRunnerDevice{Device: prover.NewCPUPrimitives(), reverseH: true, t: t}
-	got, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs), prover.WithDevice(prover.NewDevice(rd)))
-	require.NoError(t, err)
-	wantBytes, _ := want.MarshalBinary()
-	gotBytes, _ := got.MarshalBinary()
-	require.Equal(t, wantBytes, gotBytes)
+	proveThrough(t, 11, rd)
 	require.Len(t, rd.calls, 1)
 }

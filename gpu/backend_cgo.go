@@ -36,6 +36,8 @@ typedef struct {
 	cuzk_error_t (*bases_write_encoded)(cuzk_bases_t *, uint64_t, const void *, uint64_t, uint64_t *, uint32_t *);
 	cuzk_error_t (*bases_shift)(cuzk_bases_t *);
 	cuzk_error_t (*bases_unshift)(cuzk_bases_t *);
+	cuzk_error_t (*bases_pair)(cuzk_bases_t *);
+	cuzk_error_t (*bases_unpair)(cuzk_bases_t *);
 	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	cuzk_error_t (*msm_batch)(cuzk_msm_job_t *, uint32_t, void *);
@@ -104,6 +106,8 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_write_encoded, "cuzk_bases_write_encoded");
 	SYM(bases_shift, "cuzk_bases_shift");
 	SYM(bases_unshift, "cuzk_bases_unshift");
+	SYM(bases_pair, "cuzk_bases_pair");
+	SYM(bases_unpair, "cuzk_bases_unpair");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
 	SYM(msm_batch, "cuzk_msm_batch");
@@ -177,6 +181,8 @@ static cuzk_error_t t_bases_write(cuzk_table *t, uintptr_t b, uint64_t off, cons
 }
 static cuzk_error_t t_bases_shift(cuzk_table *t, uintptr_t b) { return t->bases_shift((cuzk_bases_t *)b); }
 static cuzk_error_t t_bases_unshift(cuzk_table *t, uintptr_t b) { return t->bases_unshift((cuzk_bases_t *)b); }
+static cuzk_error_t t_bases_pair(cuzk_table *t, uintptr_t b) { return t->bases_pair((cuzk_bases_t *)b); }
+static cuzk_error_t t_bases_unpair(cuzk_table *t, uintptr_t b) { return t->bases_unpair((cuzk_bases_t *)b); }
 static cuzk_error_t t_bases_write_encoded(cuzk_table *t, uintptr_t b, uint64_t off, const void *p, uint64_t n, uint64_t *bad, uint32_t *reason) {
 	return t->bases_write_encoded((cuzk_bases_t *)b, off, p, n, bad, reason);
 }
@@ -433,6 +439,14 @@ func (b *backend) basesShift(dev int, h uintptr) error {
 
 func (b *backend) basesUnshift(dev int, h uintptr) error {
 	return b.check(dev, C.t_bases_unshift(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) basesPair(dev int, h uintptr) error {
+	return b.check(dev, C.t_bases_pair(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) basesUnpair(dev int, h uintptr) error {
+	return b.check(dev, C.t_bases_unpair(b.t, C.uintptr_t(h)))
 }
 
 func (b *backend) basesWriteEncoded(dev int, h uintptr, off uint64, enc unsafe.Pointer, n uint64) (bad uint64, reason uint32, err error) {

@@ -55,6 +55,8 @@ func (b *backend) basesWrite(int, uintptr, uint64, unsafe.Pointer, uint64) error
 }
 func (b *backend) basesShift(int, uintptr) error   { return ErrNotLoaded }
 func (b *backend) basesUnshift(int, uintptr) error { return ErrNotLoaded }
+func (b *backend) basesPair(int, uintptr) error    { return ErrNotLoaded }
+func (b *backend) basesUnpair(int, uintptr) error  { return ErrNotLoaded }
 func (b *backend) basesWriteEncoded(int, uintptr, uint64, unsafe.Pointer, uint64) (uint64, uint32, error) {
 	return 0, 0, ErrNotLoaded
 }

@@ -262,15 +262,36 @@ cuzk_error_t cuzk_bases_unshift(cuzk_bases_t* b) {
   });
 }
 
+cuzk_error_t cuzk_bases_pair(cuzk_bases_t* b) {
+  return guard("pair table", [&] {
+    require(b != nullptr, "bases is NULL");
+    set_device(b->dev);
+    bases_pair(b);
+  });
+}
+
+cuzk_error_t cuzk_bases_unpair(cuzk_bases_t* b) {
+  return guard("free pair table", [&] {
+    require(b != nullptr, "bases is NULL");
+    if (!b->pairs) return;
+    set_device(b->dev);
+    void* q = b->pairs;
+    b->pairs = nullptr;
+    CUZK_CUDA(cudaFree(q));
+  });
+}
+
 cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {
   return guard("free bases", [&] {
     if (!b) return;
     set_device(b->dev);
     cudaError_t e = cudaFree(b->p);
     cudaError_t e2 = b->shifted ? cudaFree(b->shifted) : cudaSuccess;
+    cudaError_t e3 = b->pairs ? cudaFree(b->pairs) : cudaSuccess;
     delete b;
     if (e != cudaSuccess) throw_cuda(e, "cudaFree", __FILE__, __LINE__);
     if (e2 != cudaSuccess) throw_cuda(e2, "cudaFree", __FILE__, __LINE__);
+    if (e3 != cudaSuccess) throw_cuda(e3, "cudaFree", __FILE__, __LINE__);
   });
 }
 

@@ -17,11 +17,12 @@ static void msm_device(const cuzk_bases* b, const fr_t* scalars, uint64_t n, uin
                        cudaStream_t s, Then then) {
   if (b->group == 1) {
     using M = msm_t<fp_lazy_t>;
-    auto r = M((const affine_t<fp_lazy_t>*)b->p, (const affine_t<fp_lazy_t>*)b->shifted, scalars, n, rev_bits, s).run();
+    using A = affine_t<fp_lazy_t>;
+    auto r = M((const A*)b->p, (const A*)b->shifted, (const A*)b->pairs, scalars, n, rev_bits, s).run();
     then([r = std::move(r), out] { M::collect(r, (fp_lazy_t*)out); });
   } else {
     using M = msm_t<fp2_t>;
-    auto r = M((const g2_affine_t*)b->p, nullptr, scalars, n, rev_bits, s).run();
+    auto r = M((const g2_affine_t*)b->p, nullptr, (const g2_affine_t*)b->pairs, scalars, n, rev_bits, s).run();
     then([r = std::move(r), out] { M::collect(r, (fp2_t*)out); });
   }
 }
@@ -74,6 +75,53 @@ void bases_shift(cuzk_bases* b) {
     throw;
   }
   b->shifted = q;
+}
+
+// msm_pair_sum sets out[t] = P[2t] + P[2t+1] (XYZZ) for t < n.
+template <class F>
+__global__ void __launch_bounds__(FB_THREADS) msm_pair_sum(const affine_t<F>* P, uint64_t n, xyzz_t<F>* out) {
+  const uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  xyzz_t<F> acc = xyzz_t<F>::from_affine(affine_t<F>::load(P + 2 * t));
+  acc.add_affine(affine_t<F>::load(P + 2 * t + 1));
+  out[t] = acc;
+}
+
+// pair_table fills S[k] = P[2k] + P[2k+1], k < half, a chunk at a time: one addition a pair in
+// XYZZ, then the affine conversion of fixed-base multiplication (a pair summing to the point at
+// infinity becomes (0, 0), which the MSMs skip).
+template <class F>
+static void pair_table(const affine_t<F>* P, uint64_t half, affine_t<F>* S) {
+  stream_t s;
+  dbuf_t<xyzz_t<F>> tmp(std::min(half, SHIFT_CHUNK), s);
+  for (uint64_t off = 0; off < half; off += SHIFT_CHUNK) {
+    const uint64_t m = std::min(SHIFT_CHUNK, half - off);
+    msm_pair_sum<F><<<(unsigned)((m + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(P + 2 * off, m, tmp.p);
+    CUZK_LAUNCHED();
+    const uint64_t threads = (m + FB_BATCH - 1) / FB_BATCH;
+    fb_to_affine<F><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(tmp.p, S + off, m,
+                                                                                              threads);
+    CUZK_LAUNCHED();
+  }
+  tmp.reset();
+  CUZK_CUDA(cudaStreamSynchronize(s));
+}
+
+void bases_pair(cuzk_bases* b) {
+  require(b->n >= 2, std::to_string(b->n) + " base: a pair table needs two or more");
+  if (b->pairs) return;
+  const uint64_t half = b->n / 2;
+  void* q = device_malloc(half * (b->group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t)));
+  try {
+    if (b->group == 1)
+      pair_table((const g1_affine_t*)b->p, half, (g1_affine_t*)q);
+    else
+      pair_table((const g2_affine_t*)b->p, half, (g2_affine_t*)q);
+  } catch (...) {
+    cudaFree(q);
+    throw;
+  }
+  b->pairs = q;
 }
 
 void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out) {

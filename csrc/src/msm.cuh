@@ -6,6 +6,8 @@
 //  1. classify: every scalar is classified as 0, 1 (Montgomery one) or other;
 //  2. sum_ones: the points with scalar 1 are compacted and summed (XYZZ, mixed
 //     adds, then a tree of XYZZ additions) — Filecoin witnesses are mostly bits;
+//     bases with a pair table (cuzk_bases.pairs: S_k = P_2k + P_2k+1) add S_k
+//     once where scalars 2k and 2k+1 are both 1;
 //  3. digits: the other scalars are converted out of Montgomery form and cut
 //     into signed c-bit digits d ∈ [−2^(c−1), 2^(c−1)]; each nonzero digit gives
 //     a (key = window·2^(c−1) + |d|−1, value = point index | sign<<31) pair.
@@ -30,6 +32,7 @@
 #pragma once
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -153,21 +156,55 @@ struct flag_is {
   __host__ __device__ bool operator()(const uint32_t& i) const { return flags[i] == want; }
 };
 
+// With a pair table (S_k = P_2k + P_2k+1), the scalars 2k and 2k+1 both 1 are flagged PAIR_HEAD
+// and PAIR_TAIL by msm_pair_flags, and the head's entry in the list of ones is PAIRED | k, the
+// pair's point, in place of the two.
+constexpr uint8_t FLAG_ONE = 1, PAIR_HEAD = 3, PAIR_TAIL = 4;
+constexpr uint32_t PAIRED = 1u << 31;
+
+// msm_pair_flags turns the flags of scalars 2k and 2k+1 < n that are both 1 into PAIR_HEAD and
+// PAIR_TAIL.
+__global__ void msm_pair_flags(uint8_t* __restrict__ flags, uint64_t n) {
+  const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (2 * k + 1 >= n || flags[2 * k] != FLAG_ONE || flags[2 * k + 1] != FLAG_ONE) return;
+  flags[2 * k] = PAIR_HEAD;
+  flags[2 * k + 1] = PAIR_TAIL;
+}
+
+// one_entry is scalar i's entry in the list of ones, PAIRED | i/2 for a pair's head (a CUB
+// select's input, through a transform iterator); one_kept keeps the entries of a pair's head and
+// of a 1 alone (its predicate).
+struct one_entry {
+  const uint8_t* flags;
+  __host__ __device__ uint32_t operator()(const uint32_t& i) const {
+    return flags[i] == PAIR_HEAD ? PAIRED | (i >> 1) : i;
+  }
+};
+struct one_kept {
+  const uint8_t* flags;
+  __host__ __device__ bool operator()(const uint32_t& v) const { return (v & PAIRED) || flags[v] == FLAG_ONE; }
+};
+
 // point_of is the base that scalar i pairs with: i, or with rev_bits ≥ 1 the reversal of i's
 // rev_bits low bits (the scalars of a quotient left in bit-reversed order).
 __device__ __forceinline__ uint32_t point_of(uint32_t i, uint32_t rev_bits) {
   return rev_bits ? __brev(i) >> (32 - rev_bits) : i;
 }
 
-// msm_sum_idx: out[t] = Σ P[point_of(idx[j])] for j in [tL, tL+L) ∩ [0, m).
+// msm_sum_idx: out[t] = Σ of the points of entries idx[j] for j in [tL, tL+L) ∩ [0, m): P at
+// point_of(idx[j]), or S at k for PAIRED | k (S, P's pair table, where idx has such entries).
 template <class F>
-__global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, const uint32_t* __restrict__ idx, uint64_t m,
-                            uint32_t L, uint32_t rev_bits, xyzz_t<F>* __restrict__ out, uint64_t nt) {
+__global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, const affine_t<F>* __restrict__ S,
+                            const uint32_t* __restrict__ idx, uint64_t m, uint32_t L, uint32_t rev_bits,
+                            xyzz_t<F>* __restrict__ out, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add_affine(affine_t<F>::load(P + point_of(idx[j], rev_bits)));
+  for (uint64_t j = t * L; j < end; j++) {
+    const uint32_t v = idx[j];
+    acc.add_affine(affine_t<F>::load(v & PAIRED ? S + (v & ~PAIRED) : P + point_of(v, rev_bits)));
+  }
   xyzz_t<F>::store(out + t, acc);
 }
 
@@ -527,6 +564,7 @@ class msm_t {
 
   const affine_t<F>* P;
   const affine_t<F>* Q;  // P's shift table, 2^128·P_i, or nullptr
+  const affine_t<F>* PS;  // P's pair table, P_2k + P_2k+1, or nullptr (always with rev_bits ≠ 0)
   const uint32_t parts;  // the parts a scalar is cut into: 2 with Q, else 1
   const fr_t* S;
   const uint64_t n;
@@ -603,23 +641,36 @@ class msm_t {
   }
 
   // Step 1: ones and others receive the indices of the scalars 1 and of the
-  // other nonzero scalars, n1 and m their counts.
+  // other nonzero scalars, n1 and m their counts; with a pair table, ones has
+  // one entry PAIRED | k for scalars 2k and 2k+1 that are both 1.
   void classify() {
     dbuf_t<uint8_t> flags(n, s);
     msm_classify<<<blocks_for(n, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, flags, n);
     CUZK_LAUNCHED();
+    if (PS) {
+      msm_pair_flags<<<blocks_for(n / 2 + 1, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(flags, n);
+      CUZK_LAUNCHED();
+    }
     timer.mark("classify.flags");
     ones = dbuf_t<uint32_t>(n, s);
     others = dbuf_t<uint32_t>(n, s);
     dbuf_t<unsigned long long> cnts(2, s);
     {
       thrust::counting_iterator<uint32_t> it(0);
+      auto entries = thrust::make_transform_iterator(it, one_entry{flags.p});
       size_t tb1 = 0, tb2 = 0;
-      flag_is p1{flags.p, 1}, p2{flags.p, 2};
-      CUZK_CUDA(cub::DeviceSelect::If(nullptr, tb1, it, ones.p, cnts.p, (int)n, p1, s));
+      flag_is p1{flags.p, FLAG_ONE}, p2{flags.p, 2};
+      one_kept kept{flags.p};
+      auto select_ones = [&](void* tmp, size_t& tb) {
+        if (PS)
+          CUZK_CUDA(cub::DeviceSelect::If(tmp, tb, entries, ones.p, cnts.p, (int)n, kept, s));
+        else
+          CUZK_CUDA(cub::DeviceSelect::If(tmp, tb, it, ones.p, cnts.p, (int)n, p1, s));
+      };
+      select_ones(nullptr, tb1);
       CUZK_CUDA(cub::DeviceSelect::If(nullptr, tb2, it, others.p, cnts.p + 1, (int)n, p2, s));
       dbuf_t<uint8_t> tmp(tb1 > tb2 ? tb1 : tb2, s);
-      CUZK_CUDA(cub::DeviceSelect::If(tmp.p, tb1, it, ones.p, cnts.p, (int)n, p1, s));
+      select_ones(tmp.p, tb1);
       CUZK_CUDA(cub::DeviceSelect::If(tmp.p, tb2, it, others.p, cnts.p + 1, (int)n, p2, s));
     }
     unsigned long long hc[2];
@@ -640,7 +691,7 @@ class msm_t {
     const uint32_t L = (uint32_t)((n1 + chunks - 1) / chunks);
     uint64_t nt = (n1 + L - 1) / L;
     dbuf_t<X> part(nt, s);
-    msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, ones, n1, L, rev_bits, part, nt);
+    msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, PS, ones, n1, L, rev_bits, part, nt);
     CUZK_LAUNCHED();
     timer.mark("ones.chunks");
     return sum_tree(std::move(part), nt);
@@ -863,12 +914,14 @@ class msm_t {
   // The window sums are step 5's; the host combines them (collect).
 
  public:
-  // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr; scalar i pairs with
-  // points[point_of(i, rev_bits)] (checked by the caller: in range for every i < count).
-  msm_t(const affine_t<F>* points, const affine_t<F>* shift, const fr_t* scalars, uint64_t count, uint32_t rev_bits,
-        cudaStream_t stream)
-      : P(points), Q(shift), parts(shift ? 2 : 1), S(scalars), n(count), rev_bits(rev_bits), s(stream),
-        wave(wave_threads()), timer(stream) {}
+  // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr, pairs their pair
+  // table (points[2k] + points[2k+1] at pairs[k]) or nullptr; scalar i pairs with
+  // points[point_of(i, rev_bits)] (checked by the caller: in range for every i < count), and the
+  // pair table serves only rev_bits = 0.
+  msm_t(const affine_t<F>* points, const affine_t<F>* shift, const affine_t<F>* pairs, const fr_t* scalars,
+        uint64_t count, uint32_t rev_bits, cudaStream_t stream)
+      : P(points), Q(shift), PS(rev_bits ? nullptr : pairs), parts(shift ? 2 : 1), S(scalars), n(count),
+        rev_bits(rev_bits), s(stream), wave(wave_threads()), timer(stream) {}
 
   // sums_t is what an MSM's device steps leave for the host: the window sums (W of them, window
   // w of weight 2^(c·w)) and the sum of the points with scalar 1.

@@ -22,6 +22,7 @@ struct cuzk_bases {
   uint64_t n;
   void* p;
   void* shifted = nullptr;  // G1 only, after cuzk_bases_shift: 2^128·p[i] at i < n, which MSMs use
+  void* pairs = nullptr;    // after cuzk_bases_pair: p[2k] + p[2k+1] at k < n/2, which MSMs use
 };
 
 namespace cuzk {
@@ -51,12 +52,14 @@ inline void check_log_n(uint32_t log_n) {
 }
 
 // check_bases_write refuses a write of bases b[off : off+count]: b NULL, the range outside b, or
-// b with a shift table (built from the points written before it, the table would not follow).
+// b with a shift or pair table (built from the points written before it, the table would not
+// follow).
 inline void check_bases_write(const cuzk_bases* b, uint64_t off, uint64_t count) {
   require(b != nullptr, "bases is NULL");
   require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
                                                   ") exceeds " + std::to_string(b->n) + " bases");
   require(!b->shifted, "the bases have a shift table, built from the points written before it");
+  require(!b->pairs, "the bases have a pair table, built from the points written before it");
 }
 
 // check_msm refuses an MSM of n scalars over the bases b unless 1 ≤ n ≤ their number.
@@ -101,6 +104,8 @@ void ntt_full_table(int dev, uint32_t log_n);
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
 // msm.cu: b->shifted = 2^128·b->p[i] for every base (cuzk_bases_shift).
 void bases_shift(cuzk_bases* b);
+// msm.cu: b->pairs = b->p[2k] + b->p[2k+1] for k < n/2 (cuzk_bases_pair).
+void bases_pair(cuzk_bases* b);
 // msm.cu: the jobs one after the other on one stream, every job checked before the first runs;
 // results to out in job order, each job's time to its device_ns (cuzk_msm_batch).
 void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out);

@@ -126,6 +126,24 @@ func checkG1MSM(t *testing.T, ctx context.Context, bases *G1Bases, pts []bls1238
 	}
 }
 
+// checkG2MSM fails t unless bases.MSM(sc) is gnark's MultiExp over pts[:len(sc)] and sc.
+func checkG2MSM(t *testing.T, ctx context.Context, bases *G2Bases, pts []bls12381.G2Affine, sc []fr.Element) {
+	t.Helper()
+	n := len(sc)
+	var want, ga bls12381.G2Affine
+	if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bases.MSM(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga.FromJacobian(&got)
+	if ga != want {
+		t.Fatalf("G2 MSM n=%d: got %s want %s", n, ga.String(), want.String())
+	}
+}
+
 // deviceScalarOff is the offset at which checkG1MSMDevice places its scalars in their buffer.
 const deviceScalarOff = 9
 

@@ -25,41 +25,38 @@ type bases struct {
 	paired  bool // a pair table is resident beside the points (addPairTable)
 }
 
-// addPairTable keeps a pair table beside the points, S[k] = P[2k] + P[2k+1] (bases.pairTable).
+// setTable builds (want) or frees a table kept beside the points (name: "shift table", "pair
+// table"), whose presence *has records, with the backend's call; a table already so is left.
+func (b *bases) setTable(has *bool, want bool, name string, call func(dev int, h uintptr) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.h == 0 {
+		return ErrClosed
+	}
+	if *has == want {
+		return nil
+	}
+	if err := call(b.dev.index, b.h); err != nil {
+		if want {
+			return fmt.Errorf("gpu: %s for %d G%d bases: %w", name, b.n, b.group, err)
+		}
+		return fmt.Errorf("gpu: free the %s of %d G%d bases: %w", name, b.n, b.group, err)
+	}
+	*has = want
+	return nil
+}
+
+// addPairTable keeps a pair table beside the points, S[k] = P[2k] + P[2k+1] (G1Bases.AddPairTable).
 func (b *bases) addPairTable() error {
 	if b.n < 2 {
 		return fmt.Errorf("gpu: pair table for %d G%d base: it needs two or more", b.n, b.group)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.h == 0 {
-		return ErrClosed
-	}
-	if b.paired {
-		return nil
-	}
-	if err := b.dev.lib.b.basesPair(b.dev.index, b.h); err != nil {
-		return fmt.Errorf("gpu: pair table for %d G%d bases: %w", b.n, b.group, err)
-	}
-	b.paired = true
-	return nil
+	return b.setTable(&b.paired, true, "pair table", b.dev.lib.b.basesPair)
 }
 
 // dropPairTable frees the pair table, if any, once no MSM over the bases runs.
 func (b *bases) dropPairTable() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.h == 0 {
-		return ErrClosed
-	}
-	if !b.paired {
-		return nil
-	}
-	if err := b.dev.lib.b.basesUnpair(b.dev.index, b.h); err != nil {
-		return fmt.Errorf("gpu: free the pair table of %d G%d bases: %w", b.n, b.group, err)
-	}
-	b.paired = false
-	return nil
+	return b.setTable(&b.paired, false, "pair table", b.dev.lib.b.basesUnpair)
 }
 
 func (b *bases) hasPairTable() bool {
@@ -246,38 +243,13 @@ func (g *G1Bases) AddShiftTable() error {
 	if b.n > MaxShiftedBases {
 		return fmt.Errorf("gpu: shift table for %d G1 bases: at most %d", b.n, MaxShiftedBases)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.h == 0 {
-		return ErrClosed
-	}
-	if b.shifted {
-		return nil
-	}
-	if err := b.dev.lib.b.basesShift(b.dev.index, b.h); err != nil {
-		return fmt.Errorf("gpu: shift table for %d G1 bases: %w", b.n, err)
-	}
-	b.shifted = true
-	return nil
+	return b.setTable(&b.shifted, true, "shift table", b.dev.lib.b.basesShift)
 }
 
 // DropShiftTable frees g's shift table, if any, once no MSM over g runs: later MSMs sum whole
 // scalars again, and the points may be written again.
 func (g *G1Bases) DropShiftTable() error {
-	b := g.b
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.h == 0 {
-		return ErrClosed
-	}
-	if !b.shifted {
-		return nil
-	}
-	if err := b.dev.lib.b.basesUnshift(b.dev.index, b.h); err != nil {
-		return fmt.Errorf("gpu: free the shift table of %d G1 bases: %w", b.n, err)
-	}
-	b.shifted = false
-	return nil
+	return g.b.setTable(&g.b.shifted, false, "shift table", g.b.dev.lib.b.basesUnshift)
 }
 
 // Shifted reports whether g has a shift table (AddShiftTable).

@@ -251,15 +251,18 @@ cuzk_error_t cuzk_bases_shift(cuzk_bases_t* b) {
   });
 }
 
+// drop_table frees the table of b at slot (its shift or pair table), if any.
+static void drop_table(cuzk_bases* b, void* cuzk_bases::*slot) {
+  require(b != nullptr, "bases is NULL");
+  if (!(b->*slot)) return;
+  set_device(b->dev);
+  void* q = b->*slot;
+  b->*slot = nullptr;
+  CUZK_CUDA(cudaFree(q));
+}
+
 cuzk_error_t cuzk_bases_unshift(cuzk_bases_t* b) {
-  return guard("free shift table", [&] {
-    require(b != nullptr, "bases is NULL");
-    if (!b->shifted) return;
-    set_device(b->dev);
-    void* q = b->shifted;
-    b->shifted = nullptr;
-    CUZK_CUDA(cudaFree(q));
-  });
+  return guard("free shift table", [&] { drop_table(b, &cuzk_bases::shifted); });
 }
 
 cuzk_error_t cuzk_bases_pair(cuzk_bases_t* b) {
@@ -271,14 +274,7 @@ cuzk_error_t cuzk_bases_pair(cuzk_bases_t* b) {
 }
 
 cuzk_error_t cuzk_bases_unpair(cuzk_bases_t* b) {
-  return guard("free pair table", [&] {
-    require(b != nullptr, "bases is NULL");
-    if (!b->pairs) return;
-    set_device(b->dev);
-    void* q = b->pairs;
-    b->pairs = nullptr;
-    CUZK_CUDA(cudaFree(q));
-  });
+  return guard("free pair table", [&] { drop_table(b, &cuzk_bases::pairs); });
 }
 
 cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {

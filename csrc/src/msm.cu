@@ -33,9 +33,9 @@ void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, 
 
 // SHIFT_BITS is the shift of a shift table, Q_i = 2^SHIFT_BITS·P_i: half of a scalar's 256 bits.
 constexpr uint32_t SHIFT_BITS = 128;
-// SHIFT_CHUNK is the number of points a shift-table step doubles and converts at once (their
-// XYZZ form is 192 bytes each: 768 MiB).
-constexpr uint64_t SHIFT_CHUNK = 1ull << 22;
+// TABLE_CHUNK is the number of points a table of derived points (shift, pairs) computes and
+// converts at once (their XYZZ form is 192 bytes each for G1, 384 for G2: 768 MiB or 1.5 GiB).
+constexpr uint64_t TABLE_CHUNK = 1ull << 22;
 
 // msm_shift_dbl sets out[t] = 2^SHIFT_BITS·P[t] (XYZZ) for t < n by SHIFT_BITS doublings.
 __global__ void __launch_bounds__(FB_THREADS) msm_shift_dbl(const g1_affine_t* P, uint64_t n, xyzz_t<fp_t>* out) {
@@ -44,37 +44,6 @@ __global__ void __launch_bounds__(FB_THREADS) msm_shift_dbl(const g1_affine_t* P
   xyzz_t<fp_t> acc = xyzz_t<fp_t>::from_affine(P[t]);
   for (uint32_t i = 0; i < SHIFT_BITS; i++) acc.dbl();
   out[t] = acc;
-}
-
-// bases_shift computes the shift table a chunk at a time: SHIFT_BITS doublings a point in
-// XYZZ, then the affine conversion of fixed-base multiplication (a batch inversion for every
-// FB_BATCH points). Cost: ≈ 128 doublings a point, about 6 s for 2^27 points on an H200.
-void bases_shift(cuzk_bases* b) {
-  require(b->group == 1, "a shift table is for G1 bases");
-  require(b->n <= MAX_SHIFTED_BASES, std::to_string(b->n) + " bases: a shift table takes at most 2^30");
-  if (b->shifted) return;
-  void* q = device_malloc(b->n * sizeof(g1_affine_t));
-  try {
-    stream_t s;
-    const g1_affine_t* P = (const g1_affine_t*)b->p;
-    g1_affine_t* Q = (g1_affine_t*)q;
-    dbuf_t<xyzz_t<fp_t>> tmp(std::min(b->n, SHIFT_CHUNK), s);
-    for (uint64_t off = 0; off < b->n; off += SHIFT_CHUNK) {
-      const uint64_t m = std::min(SHIFT_CHUNK, b->n - off);
-      msm_shift_dbl<<<(unsigned)((m + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(P + off, m, tmp.p);
-      CUZK_LAUNCHED();
-      const uint64_t threads = (m + FB_BATCH - 1) / FB_BATCH;
-      fb_to_affine<fp_t><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(tmp.p, Q + off, m,
-                                                                                                   threads);
-      CUZK_LAUNCHED();
-    }
-    tmp.reset();
-    CUZK_CUDA(cudaStreamSynchronize(s));
-  } catch (...) {
-    cudaFree(q);
-    throw;
-  }
-  b->shifted = q;
 }
 
 // msm_pair_sum sets out[t] = P[2t] + P[2t+1] (XYZZ) for t < n.
@@ -87,41 +56,62 @@ __global__ void __launch_bounds__(FB_THREADS) msm_pair_sum(const affine_t<F>* P,
   out[t] = acc;
 }
 
-// pair_table fills S[k] = P[2k] + P[2k+1], k < half, a chunk at a time: one addition a pair in
-// XYZZ, then the affine conversion of fixed-base multiplication (a pair summing to the point at
-// infinity becomes (0, 0), which the MSMs skip).
-template <class F>
-static void pair_table(const affine_t<F>* P, uint64_t half, affine_t<F>* S) {
-  stream_t s;
-  dbuf_t<xyzz_t<F>> tmp(std::min(half, SHIFT_CHUNK), s);
-  for (uint64_t off = 0; off < half; off += SHIFT_CHUNK) {
-    const uint64_t m = std::min(SHIFT_CHUNK, half - off);
-    msm_pair_sum<F><<<(unsigned)((m + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(P + 2 * off, m, tmp.p);
-    CUZK_LAUNCHED();
-    const uint64_t threads = (m + FB_BATCH - 1) / FB_BATCH;
-    fb_to_affine<F><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(tmp.p, S + off, m,
-                                                                                              threads);
-    CUZK_LAUNCHED();
+// derived_table allocates and fills a table of count affine points, TABLE_CHUNK at a time:
+// make(off, m, xyzz, s) enqueues the XYZZ points [off, off+m) to xyzz on s, then the affine
+// conversion of fixed-base multiplication writes them (a batch inversion for every FB_BATCH
+// points; the point at infinity becomes (0, 0), which the MSMs skip). It returns the table, or
+// frees it and throws.
+template <class F, class Make>
+static void* derived_table(uint64_t count, Make make) {
+  void* q = device_malloc(count * sizeof(affine_t<F>));
+  try {
+    stream_t s;
+    dbuf_t<xyzz_t<F>> tmp(std::min(count, TABLE_CHUNK), s);
+    for (uint64_t off = 0; off < count; off += TABLE_CHUNK) {
+      const uint64_t m = std::min(TABLE_CHUNK, count - off);
+      make(off, m, tmp.p, s);
+      CUZK_LAUNCHED();
+      const uint64_t threads = (m + FB_BATCH - 1) / FB_BATCH;
+      fb_to_affine<F><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(
+          tmp.p, (affine_t<F>*)q + off, m, threads);
+      CUZK_LAUNCHED();
+    }
+    tmp.reset();
+    CUZK_CUDA(cudaStreamSynchronize(s));
+  } catch (...) {
+    cudaFree(q);
+    throw;
   }
-  tmp.reset();
-  CUZK_CUDA(cudaStreamSynchronize(s));
+  return q;
+}
+
+static unsigned fb_blocks(uint64_t m) { return (unsigned)((m + FB_THREADS - 1) / FB_THREADS); }
+
+// bases_shift computes the shift table: SHIFT_BITS doublings a point in XYZZ, ≈ 6 s for 2^27
+// points on an H200.
+void bases_shift(cuzk_bases* b) {
+  require(b->group == 1, "a shift table is for G1 bases");
+  require(b->n <= MAX_SHIFTED_BASES, std::to_string(b->n) + " bases: a shift table takes at most 2^30");
+  if (b->shifted) return;
+  const g1_affine_t* P = (const g1_affine_t*)b->p;
+  b->shifted = derived_table<fp_t>(b->n, [&](uint64_t off, uint64_t m, xyzz_t<fp_t>* x, cudaStream_t s) {
+    msm_shift_dbl<<<fb_blocks(m), FB_THREADS, 0, s>>>(P + off, m, x);
+  });
+}
+
+// pair_table is the pair table of half pairs of the points P: one XYZZ addition a pair.
+template <class F>
+static void* pair_table(const affine_t<F>* P, uint64_t half) {
+  return derived_table<F>(half, [&](uint64_t off, uint64_t m, xyzz_t<F>* x, cudaStream_t s) {
+    msm_pair_sum<F><<<fb_blocks(m), FB_THREADS, 0, s>>>(P + 2 * off, m, x);
+  });
 }
 
 void bases_pair(cuzk_bases* b) {
   require(b->n >= 2, std::to_string(b->n) + " base: a pair table needs two or more");
   if (b->pairs) return;
-  const uint64_t half = b->n / 2;
-  void* q = device_malloc(half * (b->group == 1 ? sizeof(g1_affine_t) : sizeof(g2_affine_t)));
-  try {
-    if (b->group == 1)
-      pair_table((const g1_affine_t*)b->p, half, (g1_affine_t*)q);
-    else
-      pair_table((const g2_affine_t*)b->p, half, (g2_affine_t*)q);
-  } catch (...) {
-    cudaFree(q);
-    throw;
-  }
-  b->pairs = q;
+  b->pairs = b->group == 1 ? pair_table((const g1_affine_t*)b->p, b->n / 2)
+                           : pair_table((const g2_affine_t*)b->p, b->n / 2);
 }
 
 void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out) {

@@ -228,6 +228,14 @@ func (g *G1Bases) MSMDevice(ctx context.Context, s *Scalars, off, n int) (bls123
 // Close frees the device memory; later calls return ErrClosed.
 func (g *G1Bases) Close() error { return g.b.close() }
 
+// shared returns g's shared part, or nil for a nil g (an empty section).
+func (g *G1Bases) shared() *bases {
+	if g == nil {
+		return nil
+	}
+	return g.b
+}
+
 // MaxShiftedBases is the most points G1Bases.AddShiftTable accepts.
 const MaxShiftedBases = 1 << 30
 
@@ -310,6 +318,14 @@ func (g *G2Bases) MSMDevice(ctx context.Context, s *Scalars, off, n int) (bls123
 
 // Close frees the device memory; later calls return ErrClosed.
 func (g *G2Bases) Close() error { return g.b.close() }
+
+// shared returns g's shared part, or nil for a nil g (an empty section).
+func (g *G2Bases) shared() *bases {
+	if g == nil {
+		return nil
+	}
+	return g.b
+}
 
 // AddPairTable keeps a pair table beside the points, S[k] = P[2k] + P[2k+1], as
 // G1Bases.AddPairTable does (96 bytes a G2 point).

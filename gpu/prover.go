@@ -52,6 +52,7 @@ type ProverDevice struct {
 	streamChunk int
 
 	shiftH atomic.Uint32 // a ShiftTableMode (SetShiftTableH)
+	pairs  atomic.Bool   // keep pair tables of B's bases (SetPairTables)
 	log    *slog.Logger  // the decisions on tables (SetLogger); nil: none
 
 	mu            sync.Mutex
@@ -272,8 +273,9 @@ func (p *ProverDevice) lookup(id string) (*SRS, error) {
 }
 
 // uploadSRS uploads srs's points, streamed from srs.Source when it is set, then builds H's shift
-// table under ShiftTableOn; it checks ctx between sections (and between the chunks of a
-// streamed section) and, when ctx ends, frees what it uploaded and returns ctx's error.
+// table under ShiftTableOn and B's pair tables where SetPairTables asks and memory allows; it
+// checks ctx between sections (and between the chunks of a streamed section) and, when ctx ends,
+// frees what it uploaded and returns ctx's error.
 func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS, error) {
 	shiftH := p.shiftMode() == ShiftTableOn
 	if err := p.checkFits(srs, shiftH); err != nil {
@@ -286,13 +288,16 @@ func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS,
 	} else {
 		s, err = p.uploadPoints(ctx, srs)
 	}
-	if err != nil || !shiftH || s.h == nil {
+	if err != nil {
 		return s, err
 	}
-	if err := s.h.AddShiftTable(); err != nil {
-		s.free()
-		return nil, fmt.Errorf("gpu: upload parameters: section %s: %w", primitive.SectionH, err)
+	if shiftH && s.h != nil {
+		if err := s.h.AddShiftTable(); err != nil {
+			s.free()
+			return nil, fmt.Errorf("gpu: upload parameters: section %s: %w", primitive.SectionH, err)
+		}
 	}
+	p.addPairTables(s)
 	return s, nil
 }
 

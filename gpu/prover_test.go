@@ -125,6 +125,49 @@ func TestProverMatchesCPU(t *testing.T) {
 	}
 }
 
+// TestProverPairTablesMatchCPU proves partitions on a GPU that keeps pair tables of B's bases
+// (SetPairTables, small SRSs always fit) and on the CPU with the same r and s: the proofs must be
+// byte-identical and verify, with the tables built at upload and after dropPairTables freed them.
+func TestProverPairTablesMatchCPU(t *testing.T) {
+	d := testDevice(t)
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	pd.SetPairTables(true)
+	ctx := context.Background()
+	for _, logN := range []int{10, 13, 16} {
+		t.Run(fmt.Sprintf("2^%d", logN), func(t *testing.T) {
+			c, shape, params := setupScalable(t, logN, 7)
+			pvk, err := prover.PrepareVerifyingKey(&params.VK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for part, paired := range []bool{true, false} {
+				c.Partition = part
+				asg, err := synth.Synthesize(ctx, shape, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				onGPU := proveOnGPUAndCPU(t, ctx, pd, params, asg, fmt.Sprintf("partition %d", part))
+				if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
+					t.Fatalf("partition %d: %v", part, err)
+				}
+				s, err := pd.lookup(params.Identity())
+				if err != nil || s == nil || s.b1.Paired() != paired || s.b2.Paired() != paired {
+					t.Fatalf("after partition %d: resident SRS %v (err %v): want B's pair tables %v", part, s, err, paired)
+				}
+				if paired {
+					if n := pd.dropPairTables(); n != 2 {
+						t.Fatalf("dropPairTables freed %d, want 2", n)
+					}
+				}
+			}
+			if err := pd.Evict(ctx, params.Identity()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // denseA is a circuit whose every aux variable is in A (so A's scalars are w itself, not a
 // compaction) and whose input u is only in C (so B's input density leaves it out): the density
 // paths TestProverMatchesCPU's scalable circuit does not take.

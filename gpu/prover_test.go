@@ -60,6 +60,27 @@ func proveOnGPUAndCPU(t *testing.T, ctx context.Context, pd *ProverDevice, param
 	return onGPU
 }
 
+// provePartition proves partition part of c on pd and the CPU (proveOnGPUAndCPU), checks that the
+// proof verifies, and returns the SRS resident on pd.
+func provePartition(t *testing.T, ctx context.Context, pd *ProverDevice, c *circuits.Scalable, shape *synth.Shape,
+	params *prover.Parameters, pvk *prover.PreparedVerifyingKey, part int) *SRS {
+	t.Helper()
+	c.Partition = part
+	asg, err := synth.Synthesize(ctx, shape, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onGPU := proveOnGPUAndCPU(t, ctx, pd, params, asg, fmt.Sprintf("partition %d", part))
+	if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
+		t.Fatalf("partition %d: %v", part, err)
+	}
+	s, err := pd.lookup(params.Identity())
+	if err != nil || s == nil {
+		t.Fatalf("after partition %d: resident SRS %v (err %v)", part, s, err)
+	}
+	return s
+}
+
 // TestProverMatchesCPU proves the same partitions on the GPU and the CPU with the same r and s:
 // the proofs must be byte-identical and verify without H's shift table, with it built at upload
 // (ShiftTableOn), and under ShiftTableAuto, which builds it after ShiftTableAutoAfter
@@ -93,18 +114,9 @@ func TestProverMatchesCPU(t *testing.T) {
 				}
 				built := pd.Breakdown().ShiftTables
 				for part := 0; part < partitions; part++ {
-					c.Partition = part
-					asg, err := synth.Synthesize(ctx, shape, c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					onGPU := proveOnGPUAndCPU(t, ctx, pd, params, asg, fmt.Sprintf("partition %d", part))
-					if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
-						t.Fatalf("partition %d: %v", part, err)
-					}
-					s, err := pd.lookup(params.Identity())
-					if err != nil || s == nil || s.h.Shifted() != wantShifted(part) {
-						t.Fatalf("after partition %d: resident SRS %v (err %v): want H with shift table %v", part, s, err, wantShifted(part))
+					s := provePartition(t, ctx, pd, c, shape, params, pvk, part)
+					if s.h.Shifted() != wantShifted(part) {
+						t.Fatalf("after partition %d: want H with shift table %v", part, wantShifted(part))
 					}
 					if mode == ShiftTableAuto && part == ShiftTableAutoAfter {
 						// The table built, freed for room; the next partition runs without it.
@@ -142,18 +154,9 @@ func TestProverPairTablesMatchCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			for part, paired := range []bool{true, false} {
-				c.Partition = part
-				asg, err := synth.Synthesize(ctx, shape, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				onGPU := proveOnGPUAndCPU(t, ctx, pd, params, asg, fmt.Sprintf("partition %d", part))
-				if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
-					t.Fatalf("partition %d: %v", part, err)
-				}
-				s, err := pd.lookup(params.Identity())
-				if err != nil || s == nil || s.b1.Paired() != paired || s.b2.Paired() != paired {
-					t.Fatalf("after partition %d: resident SRS %v (err %v): want B's pair tables %v", part, s, err, paired)
+				s := provePartition(t, ctx, pd, c, shape, params, pvk, part)
+				if s.b1.Paired() != paired || s.b2.Paired() != paired {
+					t.Fatalf("after partition %d: want B's pair tables %v", part, paired)
 				}
 				if paired {
 					if n := pd.dropPairTables(); n != 2 {

@@ -564,7 +564,7 @@ class msm_t {
 
   const affine_t<F>* P;
   const affine_t<F>* Q;  // P's shift table, 2^128·P_i, or nullptr
-  const affine_t<F>* PS;  // P's pair table, P_2k + P_2k+1, or nullptr (always with rev_bits ≠ 0)
+  const affine_t<F>* PS;  // P's pair table, P_2k + P_2k+1, or nullptr (always nullptr with rev_bits ≠ 0)
   const uint32_t parts;  // the parts a scalar is cut into: 2 with Q, else 1
   const fr_t* S;
   const uint64_t n;

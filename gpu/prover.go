@@ -79,8 +79,9 @@ const streamChunkBytes = 128 << 20
 // Breakdown sums the time of the partitions a ProverDevice ran, by stage. Each call is
 // synchronous, so host-clock intervals around the calls are device time, plus however late the
 // Go scheduler resumes the caller; NTT is measured on the device itself (CUDA events), the
-// quotient being one call (RunQuotient) whose element-wise steps ride on its transforms' passes. Upload happens outside the kernel lock,
-// where it overlaps another worker's kernels; every other stage runs under it.
+// quotient being one call (RunQuotient) whose element-wise steps ride on its transforms' passes.
+// Upload happens outside the kernel lock, where it overlaps another worker's kernels; every
+// other stage runs under it.
 type Breakdown struct {
 	Partitions  int           // quotients computed, one per partition
 	SRSUpload   time.Duration // uploading parameters (once per identity)

@@ -158,19 +158,11 @@ struct mont_t {
 
   // load reads the element at p with N/4 16-byte loads; p must be 16-byte aligned (device
   // arrays are: cudaMalloc aligns to 256 bytes and an element takes 32 or 48). Dereferencing p
-  // instead reads a 32-bit word at a time, one load instruction per limb. Host builds without
-  // CUDA (csrc/emu) copy the element.
+  // instead reads a 32-bit word at a time, one load instruction per limb. Host code copies the
+  // element.
   static CUZK_HD mont_t load(const mont_t* p) {
-#if defined(__CUDACC__)
-    static_assert(N % 4 == 0, "whole 16-byte words");
-    const uint4* q = reinterpret_cast<const uint4*>(p);
-    mont_t r;
-#pragma unroll
-    for (int i = 0; i < N / 4; i++) {
-      const uint4 w = q[i];
-      r.l[4 * i] = w.x, r.l[4 * i + 1] = w.y, r.l[4 * i + 2] = w.z, r.l[4 * i + 3] = w.w;
-    }
-    return r;
+#if defined(__CUDA_ARCH__)
+    return load_words<false>(p);
 #else
     return *p;
 #endif
@@ -179,19 +171,27 @@ struct mont_t {
   // kernel writes.
   static CUZK_HD mont_t load_ro(const mont_t* p) {
 #if defined(__CUDA_ARCH__)
+    return load_words<true>(p);
+#else
+    return *p;
+#endif
+  }
+#if defined(__CUDA_ARCH__)
+  // load_words reads the element at p as N/4 16-byte words, through the read-only data cache
+  // with RO (load, load_ro).
+  template <bool RO>
+  static __device__ __forceinline__ mont_t load_words(const mont_t* p) {
     static_assert(N % 4 == 0, "whole 16-byte words");
     const uint4* q = reinterpret_cast<const uint4*>(p);
     mont_t r;
 #pragma unroll
     for (int i = 0; i < N / 4; i++) {
-      const uint4 w = __ldg(q + i);
+      const uint4 w = RO ? __ldg(q + i) : q[i];
       r.l[4 * i] = w.x, r.l[4 * i + 1] = w.y, r.l[4 * i + 2] = w.z, r.l[4 * i + 3] = w.w;
     }
     return r;
-#else
-    return *p;
-#endif
   }
+#endif
   // store writes v at p with N/4 16-byte stores; p must be 16-byte aligned. A LAZY value is
   // written as its representative below p.
   static CUZK_HD void store(mont_t* p, const mont_t& v) {

@@ -208,15 +208,16 @@ func (t *groth16Task) Run(ctx context.Context) error {
 	if t.dims.A > 0 {
 		aScalars, aLen = primitive.BufScalarsA, t.dims.A
 	}
-	// A device batch combines each MSM's window sums on the host while it runs the next one, so
-	// the MSM whose combination is dearest (G2's) goes first and the cheapest (H's six windows)
-	// last, the one left to wait for.
+	// H's MSM, one long run of kernels that fill the device, goes first: another worker's
+	// preparation gets its kernels onto the device between the short ones of the small MSMs, so
+	// these come last, before the lock passes. A device batch combines each MSM's window sums on
+	// the host while it runs the next one, so after H the dearest combination (G2's) comes first.
 	all := []primitive.MSMJob{
+		{Sec: primitive.SectionH, S: primitive.BufA, N: t.srs.Len(primitive.SectionH), BitRev: hBitRev, G1: &t.res.H},
 		{Sec: primitive.SectionBG2, S: primitive.BufScalarsB, N: t.dims.B, G2: &t.res.B2},
 		{Sec: primitive.SectionA, S: aScalars, N: aLen, G1: &t.res.A},
 		{Sec: primitive.SectionBG1, S: primitive.BufScalarsB, N: t.dims.B, G1: &t.res.B1},
 		{Sec: primitive.SectionL, S: primitive.BufW, Off: nIn, N: nAux, G1: &t.res.L},
-		{Sec: primitive.SectionH, S: primitive.BufA, N: t.srs.Len(primitive.SectionH), BitRev: hBitRev, G1: &t.res.H},
 	}
 	var jobs []primitive.MSMJob
 	for _, j := range all {

@@ -98,8 +98,8 @@ func TestProveTakesTheMSMRunner(t *testing.T) {
 	rd := &msmRunnerDevice{Device: prover.NewCPUPrimitives()}
 	proveThrough(t, 7, rd)
 	require.Zero(t, rd.alone, "MSMs asked for one at a time beside RunMSMs")
-	require.Equal(t, [][]primitive.Section{{primitive.SectionBG2, primitive.SectionA, primitive.SectionBG1,
-		primitive.SectionL, primitive.SectionH}}, rd.calls)
+	require.Equal(t, [][]primitive.Section{{primitive.SectionH, primitive.SectionBG2, primitive.SectionA,
+		primitive.SectionBG1, primitive.SectionL}}, rd.calls)
 }
 
 // hReversingWorkspace also takes the quotient in one call (primitive.QuotientRunner) and leaves h

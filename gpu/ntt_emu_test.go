@@ -189,13 +189,12 @@ func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
 }
 
 // nttChainCases are the quotient's chains of transforms of one array at 2^1..2^maxLog on the coset
-// ω_{2n}·⟨ω⟩ (vector.cu's groth16_h), which fuse the passes at their boundaries where the build's
-// plans allow: an inverse N→R scaled by a random s besides n⁻¹ and the coset transform R→N of its
-// output (b's); an inverse N→R, the coset transform with its output multiplied by another array
-// and the inverse coset transform N→R with another array subtracted from its output (a's, the
-// subtraction on the last pass's store where ntt_set_minus allows, else a pass of its own); and
-// the scaled inverse alone, to bit-reversed (c's) and to natural order; each against gnark's
-// transforms one after the other.
+// ω_{2n}·⟨ω⟩ (vector.cu's groth16_h): an inverse N→R scaled by a random s besides n⁻¹ and the
+// coset transform R→N of its output (b's); an inverse N→R, the coset transform with its output
+// multiplied by another array and the inverse coset transform N→R with another array subtracted
+// from its output (a's, the subtraction on the last pass's store where ntt_set_minus allows, else
+// a pass of its own); and the scaled inverse alone, to bit-reversed (c's) and to natural order;
+// each against gnark's transforms one after the other.
 func nttChainCases(t *testing.T, maxLog int) []nttEmuCase {
 	rng := newRand(t)
 	var cases []nttEmuCase

@@ -12,8 +12,7 @@
 //                    gnark's 7) and an inverse's scale besides n⁻¹ (4 uint64, zero for one:
 //                    ntt_extra), then 2^log_n elements, then per step with times its 2^log_n
 //                    elements, then per step with minus its 2^log_n elements; the steps run as
-//                    ntt.cu's ntt_run_chain runs them, the passes at their boundaries fused
-//                    where ntt_fusable allows, the subtraction on the last store where
+//                    ntt.cu's ntt_run_chain runs them, the subtraction on the last store where
 //                    ntt_set_minus allows and after the passes otherwise; FULL_LOG (1..20):
 //                    with a full diagonal table of 2^FULL_LOG elements (ntt_twiddles.full,
 //                    ntt.cu's ntt_full_table)
@@ -185,8 +184,18 @@ int main(int argc, char** argv) {
       }
     }
     fr_t* d = a.data();
-    for (const ntt_item& it : ntt_chain(plans, (uint32_t)steps, log_n)) {
-      if (it.bitrev) {
+    for (int k = 0; k < steps; k++) {
+      for (uint32_t i = 0; i < plans[k].np; i++) {
+        const ntt_launch& l = plans[k].pass[i];
+        std::vector<fr_t> sh(l.smem / sizeof(fr_t));
+        launch(l.blocks, l.threads, [&] {
+          ntt_each_kernel([&](auto kernel) {
+            using K = decltype(kernel);
+            if (K::runs(l)) ntt_pass_block<K::dit, K::array, K::ring>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
+          });
+        });
+      }
+      if (plans[k].bitrev_after) {
         const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
         launch(br.blocks, br.threads, [&] {
           if (br.tiled)
@@ -194,25 +203,7 @@ int main(int argc, char** argv) {
           else
             ntt_bitrev(d, log_n, bitrev_copy{d});
         });
-        continue;
       }
-      std::vector<fr_t> sh(it.smem / sizeof(fr_t));
-      const ntt_launch& l = it.a;
-      launch(l.blocks, l.threads, [&] {
-        const uint64_t b = blockIdx.x;
-        const uint32_t t = threadIdx.x, nt = blockDim.x;
-        if (it.fused != FUSED_NONE)
-          ntt_each_fused([&](auto k) {
-            using K = decltype(k);
-            if (K::kind == it.fused)
-              ntt_pass_fused_block<K::dit_a, K::array_a, K::dit_b, K::ring_b>(sh.data(), d, l.args, it.b.args, b, t, nt);
-          });
-        else
-          ntt_each_kernel([&](auto k) {
-            using K = decltype(k);
-            if (K::runs(l)) ntt_pass_block<K::dit, K::array, K::ring>(sh.data(), d, l.args, b, t, nt);
-          });
-      });
     }
     if (minus_after)
       for (size_t i = 0; i < a.size(); i++) a[i] = a[i] - minus[steps - 1][i];  // ntt.cu's ntt_sub_array

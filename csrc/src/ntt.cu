@@ -109,17 +109,13 @@ static void ntt_tables(device_tables& c) {
     c.omega_inv = make_twiddles(c, w.inverse());
     c.omega_inv.inverse = true;
     // A pass block of 2^11 elements needs more than the default 48 KiB, and so does a ring
-    // pass's (twice the twiddles) of 2^10; a fused pair takes the larger of its two passes'.
+    // pass's (twice the twiddles) of 2^10.
     const int smem = (int)(((1u << PASS_BITS) + (1u << PASS_BITS) / 2) * sizeof(fr_t));
     const int ring_smem = (int)((2u << PASS_BITS) * sizeof(fr_t));
     const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
     ntt_each_kernel([&](auto k) {
       using K = decltype(k);
       CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<K::dit, K::array, K::ring>, attr, K::ring == RING_NONE ? smem : ring_smem));
-    });
-    ntt_each_fused([&](auto k) {
-      using K = decltype(k);
-      CUZK_CUDA(cudaFuncSetAttribute(ntt_pass_fused<K::dit_a, K::array_a, K::dit_b, K::ring_b>, attr, ring_smem));
     });
     c.ready = true;
   }
@@ -270,17 +266,6 @@ static void launch_pass(const ntt_launch& l, fr_t* d, cudaStream_t s) {
   CUZK_LAUNCHED();
 }
 
-// launch_fused enqueues the fused kernel of it (ntt_each_fused) on d.
-static void launch_fused(const ntt_item& it, fr_t* d, cudaStream_t s) {
-  ntt_each_fused([&](auto k) {
-    using K = decltype(k);
-    if (K::kind == it.fused)
-      ntt_pass_fused<K::dit_a, K::array_a, K::dit_b, K::ring_b>
-          <<<it.a.blocks, it.a.threads, it.smem, s>>>(d, it.a.args, it.b.args);
-  });
-  CUZK_LAUNCHED();
-}
-
 void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const ntt_extra* extras,
                    uint32_t count, cudaStream_t s) {
   require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
@@ -296,14 +281,11 @@ void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs,
   for (uint32_t t = 0; t < count; t++) plans[t] = plan_for(c, log_n, cfgs[t], extras ? extras[t] : none);
   const fr_t* minus = extras ? extras[count - 1].minus : nullptr;
   const bool minus_after = minus && !ntt_set_minus(plans[count - 1], minus);
-  for (const ntt_item& it : ntt_chain(plans, count, log_n)) {
-    if (it.bitrev) {
+  for (uint32_t t = 0; t < count; t++) {
+    for (uint32_t i = 0; i < plans[t].np; i++) launch_pass(plans[t].pass[i], d, s);
+    if (plans[t].bitrev_after) {
       bitrev_enqueue(d, log_n, bitrev_copy{d}, s);
       CUZK_LAUNCHED();
-    } else if (it.fused != FUSED_NONE) {
-      launch_fused(it, d, s);
-    } else {
-      launch_pass(it.a, d, s);
     }
   }
   if (minus_after) {

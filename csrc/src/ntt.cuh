@@ -388,11 +388,6 @@ struct ntt_block {
     const uint64_t pos = gpos(e);
     fr_t::store(a + pos, apply<DIT, ARRAY>(p->on_store, x, e, pos));
   }
-  // keep is store into shared memory, for a fused pass that runs next on the same block.
-  template <bool DIT, uint32_t ARRAY>
-  __device__ __forceinline__ void keep(uint32_t e, fr_t x) const {
-    sh[e] = apply<DIT, ARRAY>(p->on_store, x, e, gpos(e));
-  }
 };
 
 // radix_step runs R consecutive stages t … t+R−1 of the K-point DFTs on
@@ -406,10 +401,8 @@ struct ntt_block {
 // they go back there (store, which takes the array factor of kind ARRAY). A
 // ring pass (RING ≠ RING_NONE) takes every pair's twiddle from ntt_ring's
 // rule and skips none; RING_TREE swaps the butterflies (Cooley–Tukey up,
-// Gentleman–Sande down). SMEM_IN: the first step's elements are already in
-// shared memory (a fused pass's second half, whose load applies no factor);
-// SMEM_OUT: the last step leaves them there (keep, with the store's factor).
-template <bool DIT, int R, uint32_t ARRAY, uint32_t RING, bool SMEM_IN, bool SMEM_OUT>
+// Gentleman–Sande down).
+template <bool DIT, int R, uint32_t ARRAY, uint32_t RING>
 __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool first, bool last, uint32_t tid,
                                            uint32_t nt) {
   constexpr uint32_t U = 1u << R;
@@ -424,7 +417,7 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
     fr_t x[U];
 #pragma unroll
     for (uint32_t m = 0; m < U; m++)
-      x[m] = first && !SMEM_IN ? B.template load<DIT>(e0 + m * step) : B.sh[e0 + m * step];
+      x[m] = first ? B.template load<DIT>(e0 + m * step) : B.sh[e0 + m * step];
 #pragma unroll
     for (int rr = 0; rr < R; rr++) {
       const int r = DIT ? R - 1 - rr : rr;
@@ -454,9 +447,7 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
     }
 #pragma unroll
     for (uint32_t m = 0; m < U; m++) {
-      if (last && SMEM_OUT)
-        B.template keep<DIT, ARRAY>(e0 + m * step, x[m]);
-      else if (last)
+      if (last)
         B.template store<DIT, ARRAY>(e0 + m * step, x[m]);
       else
         B.sh[e0 + m * step] = x[m];
@@ -473,9 +464,8 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
 // for every thread and cost no product (k = 9 in radix 4: 3.75 products an
 // element instead of 4 with the short step last). ARRAY: the kind of array factor
 // the last store may apply (FACTOR_NONE, FACTOR_ARRAY or FACTOR_MINUS_ARRAY). RING: the DFTs' ntt_ring
-// (shared memory then (G·K + K) elements). SMEM_IN, SMEM_OUT: the elements
-// come from and stay in shared memory (radix_step; ntt_pass_fused).
-template <bool DIT, uint32_t ARRAY = FACTOR_NONE, uint32_t RING = RING_NONE, bool SMEM_IN = false, bool SMEM_OUT = false>
+// (shared memory then (G·K + K) elements).
+template <bool DIT, uint32_t ARRAY = FACTOR_NONE, uint32_t RING = RING_NONE>
 __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass_args& p, uint64_t bid,
                                                uint32_t tid, uint32_t nt) {
   ntt_block B;
@@ -511,11 +501,11 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
     const uint32_t R = c == 0 ? lead : RADIX_BITS;
     const bool first = s == 0, last = s + 1 == steps;
     if (R == 1)
-      radix_step<DIT, 1, ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
+      radix_step<DIT, 1, ARRAY, RING>(B, t, first, last, tid, nt);
     else if (R == 2 || RADIX_BITS == 2)
-      radix_step<DIT, 2, ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
+      radix_step<DIT, 2, ARRAY, RING>(B, t, first, last, tid, nt);
     else
-      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2), ARRAY, RING, SMEM_IN, SMEM_OUT>(B, t, first, last, tid, nt);
+      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2), ARRAY, RING>(B, t, first, last, tid, nt);
   }
 }
 
@@ -528,28 +518,6 @@ __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
     ntt_pass(fr_t* __restrict__ a, ntt_pass_args p) {
   extern __shared__ fr_t ntt_sh[];
   ntt_pass_block<DIT, ARRAY, RING>(ntt_sh, a, p, blockIdx.x, threadIdx.x, blockDim.x);
-}
-#endif
-
-// ntt_pass_fused_block runs the last pass of one transform (pa: plain, its store's factor kept)
-// and the first of the next transform of the same array (pb, which loads with no factor) on one
-// block's elements without the round trip through global memory between them: both passes have
-// the same geometry (ntt_fusable), so element e of the block is the same position in both.
-template <bool DIT_A, uint32_t ARRAY_A, bool DIT_B, uint32_t RING_B>
-__device__ __forceinline__ void ntt_pass_fused_block(fr_t* sh, fr_t* a, const ntt_pass_args& pa,
-                                                     const ntt_pass_args& pb, uint64_t bid, uint32_t tid,
-                                                     uint32_t nt) {
-  ntt_pass_block<DIT_A, ARRAY_A, RING_NONE, false, true>(sh, a, pa, bid, tid, nt);
-  __syncthreads();  // pb's twiddles replace pa's; its first step reads what pa's last kept
-  ntt_pass_block<DIT_B, FACTOR_NONE, RING_B, true, false>(sh, a, pb, bid, tid, nt);
-}
-
-#if defined(__CUDACC__)
-template <bool DIT_A, uint32_t ARRAY_A, bool DIT_B, uint32_t RING_B>
-__global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
-    ntt_pass_fused(fr_t* __restrict__ a, ntt_pass_args pa, ntt_pass_args pb) {
-  extern __shared__ fr_t ntt_sh[];
-  ntt_pass_fused_block<DIT_A, ARRAY_A, DIT_B, RING_B>(ntt_sh, a, pa, pb, blockIdx.x, threadIdx.x, blockDim.x);
 }
 #endif
 
@@ -951,91 +919,7 @@ inline bool ntt_set_minus(ntt_plan& P, const fr_t* minus) {
   return kernel;
 }
 
-// ntt_fused_kind names the fused pass kernels (ntt_pass_fused), the two boundaries of the
-// quotient's transforms of one array: an inverse N→R's last pass (plain DIF) into the ψ coset
-// R→N's first (DIT, RING_ODD), and that coset transform's last pass with the product by another
-// array (DIT, FACTOR_ARRAY) into the inverse ψ coset N→R's first (plain DIF).
-enum ntt_fused_kind : uint32_t { FUSED_NONE, FUSED_DIF_TO_ODD_DIT, FUSED_ARRAY_DIT_TO_DIF };
-
-// ntt_fused_t names a fused kernel's template arguments (ntt_pass_fused<DIT_A, ARRAY_A, DIT_B,
-// RING_B>: a plain pass, then a pass that loads without a factor) and its kind.
-template <ntt_fused_kind KIND, bool DIT_A, uint32_t ARRAY_A, bool DIT_B, uint32_t RING_B>
-struct ntt_fused_t {
-  static constexpr ntt_fused_kind kind = KIND;
-  static constexpr bool dit_a = DIT_A, dit_b = DIT_B;
-  static constexpr uint32_t array_a = ARRAY_A;
-  static constexpr uint32_t ring_b = RING_B;
-  // runs says whether this kernel runs pass x and then pass y.
-  static bool runs(const ntt_launch& x, const ntt_launch& y) {
-    return ntt_kernel_t<DIT_A, ARRAY_A, RING_NONE>::runs(x) && dit_b == y.dit && ring_b == y.ring &&
-           !factor_reads_array(y.args.on_store.kind);
-  }
-};
-
-// ntt_each_fused calls f(ntt_fused_t<…>{}) for every fused kernel, as ntt_each_kernel does.
-template <class F>
-void ntt_each_fused(F&& f) {
-  f(ntt_fused_t<FUSED_DIF_TO_ODD_DIT, false, FACTOR_NONE, true, RING_ODD>{});
-  f(ntt_fused_t<FUSED_ARRAY_DIT_TO_DIF, true, FACTOR_ARRAY, false, RING_NONE>{});
-}
-
-// ntt_fusable returns the fused kernel that runs pass x and then pass y of the same array on the
-// same blocks, or FUSED_NONE: they need the same geometry, y no factor on its load, and a kernel.
-inline ntt_fused_kind ntt_fusable(const ntt_launch& x, const ntt_launch& y) {
-  const ntt_pass_args &a = x.args, &b = y.args;
-  if (a.log_n != b.log_n || a.s0 != b.s0 || a.k != b.k || a.lg != b.lg || b.on_load.kind != FACTOR_NONE)
-    return FUSED_NONE;
-  ntt_fused_kind kind = FUSED_NONE;
-  ntt_each_fused([&](auto k) {
-    if (decltype(k)::runs(x, y)) kind = decltype(k)::kind;
-  });
-  return kind;
-}
-
-// ntt_item is one launch of a chain of transforms on one array: pass a alone, a then b fused
-// (smem the larger of their shared memories), or a bit reversal of 2^log_n elements.
-struct ntt_item {
-  ntt_fused_kind fused = FUSED_NONE;
-  bool bitrev = false;
-  uint32_t log_n = 0;
-  ntt_launch a{}, b{};
-  size_t smem = 0;
-};
-
-// NTT_CHAIN_MAX is the longest chain ntt_chain lays out (the quotient's a: three transforms).
+// NTT_CHAIN_MAX is the longest chain ntt_run_chain runs (the quotient's a: three transforms).
 constexpr uint32_t NTT_CHAIN_MAX = 3;
-
-// ntt_chain lays out the plans of transforms that run one after the other on one array as
-// launches, fusing the last pass of one with the first of the next where ntt_fusable allows.
-inline std::vector<ntt_item> ntt_chain(const ntt_plan* plans, uint32_t count, uint32_t log_n) {
-  std::vector<ntt_item> out;
-  bool skip_first = false;  // the plan's first pass ran fused with the previous plan's last
-  for (uint32_t t = 0; t < count; t++) {
-    const ntt_plan& P = plans[t];
-    bool fused_next = false;
-    for (uint32_t i = skip_first ? 1 : 0; i < P.np; i++) {
-      ntt_item it;
-      it.a = P.pass[i];
-      it.smem = it.a.smem;
-      if (i + 1 == P.np && !P.bitrev_after && t + 1 < count) {
-        it.fused = ntt_fusable(P.pass[i], plans[t + 1].pass[0]);
-        if (it.fused != FUSED_NONE) {
-          it.b = plans[t + 1].pass[0];
-          it.smem = it.a.smem > it.b.smem ? it.a.smem : it.b.smem;
-          fused_next = true;
-        }
-      }
-      out.push_back(it);
-    }
-    if (P.bitrev_after) {
-      ntt_item it;
-      it.bitrev = true;
-      it.log_n = log_n;
-      out.push_back(it);
-    }
-    skip_first = fused_next;
-  }
-  return out;
-}
 
 }  // namespace cuzk

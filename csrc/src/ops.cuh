@@ -92,8 +92,7 @@ struct ntt_extra {
   fr_t inv_scale = fr_t::one();
 };
 // ntt.cu: the transforms cfgs[0 : count] one after the other on d (extras[t], when extras is
-// given, transform t's ntt_extra), the last pass of one and the first of the next in one kernel
-// where ntt_fusable allows (the quotient's); count ≤ NTT_CHAIN_MAX (ntt.cuh).
+// given, transform t's ntt_extra); count ≤ NTT_CHAIN_MAX (ntt.cuh).
 void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const ntt_extra* extras,
                    uint32_t count, cudaStream_t s);
 // ntt.cu: cuzk_ntt_table's table (ntt_twiddles.full) on dev for transforms up to 2^log_n, or

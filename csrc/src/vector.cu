@@ -225,7 +225,6 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   stream_t s;
   event_t start, done;
   CUZK_CUDA(cudaEventRecord(start.e, s));
-  // Each array's transforms as one chain, so that the passes at their boundaries can run fused.
   const cuzk_ntt_cfg_t b_steps[2] = {to_bitrev, coset}, a_steps[3] = {to_bitrev, coset, inv_coset};
   ntt_run_chain(a->dev, b->p, log_n, b_steps, b_extra, 2, s);
   ntt_run_chain(a->dev, c->p, log_n, &to_bitrev, &over_z, 1, s);

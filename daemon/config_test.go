@@ -42,7 +42,7 @@ func TestConfigEveryKey(t *testing.T) {
 		SRS: SRSConfig{ParamCache: "/var/tmp/filecoin-proof-parameters", Preload: []string{"porep-32g", "wpost-32g", "winning-32g"}},
 		Memory: MemoryConfig{TotalBudget: "256GiB", SafetyMargin: 8 << 30, EvictionMinIdle: Duration(10 * time.Minute),
 			PinnedBudget: &pb, WorkingMemoryBudget: &ww},
-		GPUs: GPUConfig{Devices: []uint32{0, 1}, GPUThreads: 32, GPUWorkersPerDevice: 1, ShiftTableH: TristateOn},
+		GPUs: GPUConfig{Devices: []uint32{0, 1}, GPUThreads: 32, GPUWorkersPerDevice: 1, ShiftTableH: TristateOn, PairTables: true},
 		Scheduler: SchedulerConfig{MaxBatchSize: 2, MaxBatchWaitMs: 30000, SortByType: false, MaxQueueDepth: 16,
 			MaxConcurrent: 3, ResultRetention: Duration(time.Hour), MaxRetainedResults: 50},
 		Synthesis: SynthesisConfig{Threads: 64, PartitionWorkers: &pw},

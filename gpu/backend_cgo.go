@@ -36,6 +36,8 @@ typedef struct {
 	cuzk_error_t (*bases_write_encoded)(cuzk_bases_t *, uint64_t, const void *, uint64_t, uint64_t *, uint32_t *);
 	cuzk_error_t (*bases_shift)(cuzk_bases_t *);
 	cuzk_error_t (*bases_unshift)(cuzk_bases_t *);
+	cuzk_error_t (*bases_pair)(cuzk_bases_t *);
+	cuzk_error_t (*bases_unpair)(cuzk_bases_t *);
 	cuzk_error_t (*msm_host)(cuzk_bases_t *, const void *, uint64_t, void *);
 	cuzk_error_t (*msm_device)(cuzk_bases_t *, cuzk_fr_buf_t *, uint64_t, uint64_t, void *);
 	cuzk_error_t (*msm_batch)(cuzk_msm_job_t *, uint32_t, void *);
@@ -104,6 +106,8 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(bases_write_encoded, "cuzk_bases_write_encoded");
 	SYM(bases_shift, "cuzk_bases_shift");
 	SYM(bases_unshift, "cuzk_bases_unshift");
+	SYM(bases_pair, "cuzk_bases_pair");
+	SYM(bases_unpair, "cuzk_bases_unpair");
 	SYM(msm_host, "cuzk_msm_host");
 	SYM(msm_device, "cuzk_msm_device");
 	SYM(msm_batch, "cuzk_msm_batch");
@@ -177,6 +181,8 @@ static cuzk_error_t t_bases_write(cuzk_table *t, uintptr_t b, uint64_t off, cons
 }
 static cuzk_error_t t_bases_shift(cuzk_table *t, uintptr_t b) { return t->bases_shift((cuzk_bases_t *)b); }
 static cuzk_error_t t_bases_unshift(cuzk_table *t, uintptr_t b) { return t->bases_unshift((cuzk_bases_t *)b); }
+static cuzk_error_t t_bases_pair(cuzk_table *t, uintptr_t b) { return t->bases_pair((cuzk_bases_t *)b); }
+static cuzk_error_t t_bases_unpair(cuzk_table *t, uintptr_t b) { return t->bases_unpair((cuzk_bases_t *)b); }
 static cuzk_error_t t_bases_write_encoded(cuzk_table *t, uintptr_t b, uint64_t off, const void *p, uint64_t n, uint64_t *bad, uint32_t *reason) {
 	return t->bases_write_encoded((cuzk_bases_t *)b, off, p, n, bad, reason);
 }
@@ -186,7 +192,7 @@ static cuzk_error_t t_msm_host(cuzk_table *t, uintptr_t b, const void *s, uint64
 // t_msm_batch builds the job array of cuzk_msm_batch in C memory from the jobs' columns, and
 // copies each job's device time back to ns.
 static cuzk_error_t t_msm_batch(cuzk_table *t, const uintptr_t *bases, const uintptr_t *scalars, const uint64_t *off,
-		const uint64_t *n, uint64_t *ns, uint32_t count, void *out) {
+		const uint64_t *n, const uint32_t *rev, uint64_t *ns, uint32_t count, void *out) {
 	cuzk_msm_job_t *jobs = calloc(count ? count : 1, sizeof(cuzk_msm_job_t));
 	if (!jobs) {
 		cuzk_error_t e = {CUZK_ERR_OOM, NULL};
@@ -197,6 +203,7 @@ static cuzk_error_t t_msm_batch(cuzk_table *t, const uintptr_t *bases, const uin
 		jobs[i].scalars = (cuzk_fr_buf_t *)scalars[i];
 		jobs[i].off = off[i];
 		jobs[i].n = n[i];
+		jobs[i].scalars_bitrev = rev[i];
 	}
 	cuzk_error_t e = t->msm_batch(jobs, count, out);
 	for (uint32_t i = 0; i < count; i++) ns[i] = jobs[i].device_ns;
@@ -357,10 +364,10 @@ func (b *backend) frQuotient(dev int, a, c uintptr, logN int, zInv unsafe.Pointe
 	return b.check(dev, C.t_fr_quotient(b.t, C.uintptr_t(a), C.uintptr_t(c), C.uint32_t(logN), zInv))
 }
 
-func (b *backend) groth16H(dev int, a, bb, c uintptr, logN int, shift unsafe.Pointer) (ntt, pointwise time.Duration, err error) {
-	var ns [2]C.uint64_t
-	err = b.check(dev, C.t_groth16_h(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uintptr_t(c), C.uint32_t(logN), shift, &ns[0]))
-	return time.Duration(ns[0]), time.Duration(ns[1]), err
+func (b *backend) groth16H(dev int, a, bb, c uintptr, logN int, shift unsafe.Pointer) (time.Duration, error) {
+	var ns C.uint64_t
+	err := b.check(dev, C.t_groth16_h(b.t, C.uintptr_t(a), C.uintptr_t(bb), C.uintptr_t(c), C.uint32_t(logN), shift, &ns))
+	return time.Duration(ns), err
 }
 
 func (b *backend) frCompact(dev int, dst uintptr, dstOff uint64, src uintptr, srcOff, n uint64, mask *uint64) (uint64, error) {
@@ -434,6 +441,14 @@ func (b *backend) basesUnshift(dev int, h uintptr) error {
 	return b.check(dev, C.t_bases_unshift(b.t, C.uintptr_t(h)))
 }
 
+func (b *backend) basesPair(dev int, h uintptr) error {
+	return b.check(dev, C.t_bases_pair(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) basesUnpair(dev int, h uintptr) error {
+	return b.check(dev, C.t_bases_unpair(b.t, C.uintptr_t(h)))
+}
+
 func (b *backend) basesWriteEncoded(dev int, h uintptr, off uint64, enc unsafe.Pointer, n uint64) (bad uint64, reason uint32, err error) {
 	var cb C.uint64_t
 	var cr C.uint32_t
@@ -450,15 +465,16 @@ func (b *backend) msmDevice(dev int, h, s uintptr, off, n uint64, out unsafe.Poi
 }
 
 // msmBatch runs cuzk_msm_batch on the jobs given as columns (bases and scalars handles, offsets,
-// lengths); out receives the Jacobian results one after the other, ns each job's device time.
-func (b *backend) msmBatch(dev int, bases, scalars []uintptr, off, n []uint64, ns []uint64, out unsafe.Pointer) error {
+// lengths, bit-reversal widths); out receives the Jacobian results one after the other, ns each
+// job's device time.
+func (b *backend) msmBatch(dev int, bases, scalars []uintptr, off, n []uint64, rev []uint32, ns []uint64, out unsafe.Pointer) error {
 	k := len(bases)
-	if len(scalars) != k || len(off) != k || len(n) != k || len(ns) != k || k == 0 {
-		return fmt.Errorf("msm batch: %d, %d, %d, %d and %d job columns", k, len(scalars), len(off), len(n), len(ns))
+	if len(scalars) != k || len(off) != k || len(n) != k || len(rev) != k || len(ns) != k || k == 0 {
+		return fmt.Errorf("msm batch: %d, %d, %d, %d, %d and %d job columns", k, len(scalars), len(off), len(n), len(rev), len(ns))
 	}
 	return b.check(dev, C.t_msm_batch(b.t, (*C.uintptr_t)(unsafe.Pointer(&bases[0])), (*C.uintptr_t)(unsafe.Pointer(&scalars[0])),
-		(*C.uint64_t)(unsafe.Pointer(&off[0])), (*C.uint64_t)(unsafe.Pointer(&n[0])), (*C.uint64_t)(unsafe.Pointer(&ns[0])),
-		C.uint32_t(k), out))
+		(*C.uint64_t)(unsafe.Pointer(&off[0])), (*C.uint64_t)(unsafe.Pointer(&n[0])), (*C.uint32_t)(unsafe.Pointer(&rev[0])),
+		(*C.uint64_t)(unsafe.Pointer(&ns[0])), C.uint32_t(k), out))
 }
 
 func (b *backend) debugField(dev, field, op int, a, bb, out unsafe.Pointer, n uint64) error {

@@ -34,8 +34,8 @@ func (b *backend) frMul(int, uintptr, uintptr, uint64) error { return ErrNotLoad
 func (b *backend) frQuotient(int, uintptr, uintptr, int, unsafe.Pointer) error {
 	return ErrNotLoaded
 }
-func (b *backend) groth16H(int, uintptr, uintptr, uintptr, int, unsafe.Pointer) (time.Duration, time.Duration, error) {
-	return 0, 0, ErrNotLoaded
+func (b *backend) groth16H(int, uintptr, uintptr, uintptr, int, unsafe.Pointer) (time.Duration, error) {
+	return 0, ErrNotLoaded
 }
 func (b *backend) frCompact(int, uintptr, uint64, uintptr, uint64, uint64, *uint64) (uint64, error) {
 	return 0, ErrNotLoaded
@@ -55,13 +55,15 @@ func (b *backend) basesWrite(int, uintptr, uint64, unsafe.Pointer, uint64) error
 }
 func (b *backend) basesShift(int, uintptr) error   { return ErrNotLoaded }
 func (b *backend) basesUnshift(int, uintptr) error { return ErrNotLoaded }
+func (b *backend) basesPair(int, uintptr) error    { return ErrNotLoaded }
+func (b *backend) basesUnpair(int, uintptr) error  { return ErrNotLoaded }
 func (b *backend) basesWriteEncoded(int, uintptr, uint64, unsafe.Pointer, uint64) (uint64, uint32, error) {
 	return 0, 0, ErrNotLoaded
 }
 func (b *backend) msmHost(int, uintptr, unsafe.Pointer, uint64, unsafe.Pointer) error {
 	return ErrNotLoaded
 }
-func (b *backend) msmBatch(int, []uintptr, []uintptr, []uint64, []uint64, []uint64, unsafe.Pointer) error {
+func (b *backend) msmBatch(int, []uintptr, []uintptr, []uint64, []uint64, []uint32, []uint64, unsafe.Pointer) error {
 	return ErrNotLoaded
 }
 func (b *backend) msmDevice(int, uintptr, uintptr, uint64, uint64, unsafe.Pointer) error {

@@ -124,6 +124,84 @@ func BenchmarkMSMG1Shift(b *testing.B) {
 	}
 }
 
+// BenchmarkMSMPairs times MSMs of witness-like device scalars (kindMostlyBits: 90 % bits, the
+// rest random) over the same points without ("plain") and with a pair table ("pairs",
+// AddPairTable): G1 at 2^24 and 2^26 (a PoRep partition's A and L have 2^27 scalars, about
+// half 1), G2 at 2^24 (its B, 2^25); CUZK_BENCH_MAXLOG bounds the sizes.
+func BenchmarkMSMPairs(b *testing.B) {
+	d := testDevice(b)
+	ctx := context.Background()
+	maxLog := benchMaxLog(26)
+	buf, err := d.AllocScalars(1 << maxLog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer buf.Close()
+	// run times msm(0), over the plain bases, and msm(1), over those with the table.
+	run := func(name string, msm func(bases int) error) {
+		for i, table := range []string{"plain", "pairs"} {
+			b.Run(name+"/"+table, func(b *testing.B) {
+				for range b.N {
+					if err := msm(i); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+	pts := g1Points(1 << maxLog)
+	var g1 [2]*G1Bases
+	for i := range g1 {
+		if g1[i], err = d.UploadG1Bases(pts); err != nil {
+			b.Fatal(err)
+		}
+		defer g1[i].Close()
+	}
+	pts = nil
+	if err := g1[1].AddPairTable(); err != nil {
+		b.Fatal(err)
+	}
+	for _, logN := range []int{24, 26} {
+		if logN > maxLog {
+			break
+		}
+		n := 1 << logN
+		if err := buf.Upload(ctx, 0, makeScalars(uint64(logN), n, kindMostlyBits)); err != nil {
+			b.Fatal(err)
+		}
+		run(fmt.Sprintf("G1/2^%d", logN), func(i int) (err error) {
+			benchG1Sink, err = g1[i].MSMDevice(ctx, buf, 0, n)
+			return err
+		})
+	}
+	for i := range g1 {
+		g1[i].Close()
+	}
+	const logN2 = 24
+	if logN2 > maxLog {
+		return
+	}
+	pts2 := g2Points(1 << logN2)
+	var g2 [2]*G2Bases
+	for i := range g2 {
+		if g2[i], err = d.UploadG2Bases(pts2); err != nil {
+			b.Fatal(err)
+		}
+		defer g2[i].Close()
+	}
+	if err := g2[1].AddPairTable(); err != nil {
+		b.Fatal(err)
+	}
+	n := 1 << logN2
+	if err := buf.Upload(ctx, 0, makeScalars(logN2, n, kindMostlyBits)); err != nil {
+		b.Fatal(err)
+	}
+	run(fmt.Sprintf("G2/2^%d", logN2), func(i int) (err error) {
+		benchG2Sink, err = g2[i].MSMDevice(ctx, buf, 0, n)
+		return err
+	})
+}
+
 // BenchmarkMSMG2 times G2 MSMs with resident bases and device scalars.
 func BenchmarkMSMG2(b *testing.B) {
 	d := testDevice(b)

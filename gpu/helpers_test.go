@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -125,6 +126,24 @@ func checkG1MSM(t *testing.T, ctx context.Context, bases *G1Bases, pts []bls1238
 	}
 }
 
+// checkG2MSM fails t unless bases.MSM(sc) is gnark's MultiExp over pts[:len(sc)] and sc.
+func checkG2MSM(t *testing.T, ctx context.Context, bases *G2Bases, pts []bls12381.G2Affine, sc []fr.Element) {
+	t.Helper()
+	n := len(sc)
+	var want, ga bls12381.G2Affine
+	if _, err := want.MultiExp(pts[:n], sc, ecc.MultiExpConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bases.MSM(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga.FromJacobian(&got)
+	if ga != want {
+		t.Fatalf("G2 MSM n=%d: got %s want %s", n, ga.String(), want.String())
+	}
+}
+
 // deviceScalarOff is the offset at which checkG1MSMDevice places its scalars in their buffer.
 const deviceScalarOff = 9
 
@@ -219,4 +238,14 @@ func quotientShifts(tb testing.TB, logN int, random fr.Element) map[string]fr.El
 		tb.Fatal(err)
 	}
 	return map[string]fr.Element{"ω_2n": psi, "7": fr.NewElement(7), "random": random}
+}
+
+// bitRevOrder returns x in the order of b bits reversed: out[rev(i)] = x[i] for i < len(x) ≤ 2^b,
+// with len(x) = 2^b or 2^b − 1 (rev then maps [0, len(x)) onto itself).
+func bitRevOrder[T any](x []T, b int) []T {
+	out := make([]T, len(x))
+	for i := range x {
+		out[bits.Reverse64(uint64(i))>>(64-b)] = x[i]
+	}
+	return out
 }

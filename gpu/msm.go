@@ -22,6 +22,47 @@ type bases struct {
 	h     uintptr
 
 	shifted bool // G1: a shift table is resident beside the points (G1Bases.AddShiftTable)
+	paired  bool // a pair table is resident beside the points (addPairTable)
+}
+
+// setTable builds (want) or frees a table kept beside the points (name: "shift table", "pair
+// table"), whose presence *has records, with the backend's call; a table already so is left.
+func (b *bases) setTable(has *bool, want bool, name string, call func(dev int, h uintptr) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.h == 0 {
+		return ErrClosed
+	}
+	if *has == want {
+		return nil
+	}
+	if err := call(b.dev.index, b.h); err != nil {
+		if want {
+			return fmt.Errorf("gpu: %s for %d G%d bases: %w", name, b.n, b.group, err)
+		}
+		return fmt.Errorf("gpu: free the %s of %d G%d bases: %w", name, b.n, b.group, err)
+	}
+	*has = want
+	return nil
+}
+
+// addPairTable keeps a pair table beside the points, S[k] = P[2k] + P[2k+1] (G1Bases.AddPairTable).
+func (b *bases) addPairTable() error {
+	if b.n < 2 {
+		return fmt.Errorf("gpu: pair table for %d G%d base: it needs two or more", b.n, b.group)
+	}
+	return b.setTable(&b.paired, true, "pair table", b.dev.lib.b.basesPair)
+}
+
+// dropPairTable frees the pair table, if any, once no MSM over the bases runs.
+func (b *bases) dropPairTable() error {
+	return b.setTable(&b.paired, false, "pair table", b.dev.lib.b.basesUnpair)
+}
+
+func (b *bases) hasPairTable() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.paired
 }
 
 func (d *Device) uploadBases(group int, pts unsafe.Pointer, n int) (*bases, error) {
@@ -187,6 +228,14 @@ func (g *G1Bases) MSMDevice(ctx context.Context, s *Scalars, off, n int) (bls123
 // Close frees the device memory; later calls return ErrClosed.
 func (g *G1Bases) Close() error { return g.b.close() }
 
+// shared returns g's shared part, or nil for a nil g (an empty section).
+func (g *G1Bases) shared() *bases {
+	if g == nil {
+		return nil
+	}
+	return g.b
+}
+
 // MaxShiftedBases is the most points G1Bases.AddShiftTable accepts.
 const MaxShiftedBases = 1 << 30
 
@@ -202,38 +251,13 @@ func (g *G1Bases) AddShiftTable() error {
 	if b.n > MaxShiftedBases {
 		return fmt.Errorf("gpu: shift table for %d G1 bases: at most %d", b.n, MaxShiftedBases)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.h == 0 {
-		return ErrClosed
-	}
-	if b.shifted {
-		return nil
-	}
-	if err := b.dev.lib.b.basesShift(b.dev.index, b.h); err != nil {
-		return fmt.Errorf("gpu: shift table for %d G1 bases: %w", b.n, err)
-	}
-	b.shifted = true
-	return nil
+	return b.setTable(&b.shifted, true, "shift table", b.dev.lib.b.basesShift)
 }
 
 // DropShiftTable frees g's shift table, if any, once no MSM over g runs: later MSMs sum whole
 // scalars again, and the points may be written again.
 func (g *G1Bases) DropShiftTable() error {
-	b := g.b
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.h == 0 {
-		return ErrClosed
-	}
-	if !b.shifted {
-		return nil
-	}
-	if err := b.dev.lib.b.basesUnshift(b.dev.index, b.h); err != nil {
-		return fmt.Errorf("gpu: free the shift table of %d G1 bases: %w", b.n, err)
-	}
-	b.shifted = false
-	return nil
+	return g.b.setTable(&g.b.shifted, false, "shift table", g.b.dev.lib.b.basesUnshift)
 }
 
 // Shifted reports whether g has a shift table (AddShiftTable).
@@ -242,6 +266,23 @@ func (g *G1Bases) Shifted() bool {
 	defer g.b.mu.RUnlock()
 	return g.b.shifted
 }
+
+// AddPairTable keeps a pair table beside the points, S[k] = P[2k] + P[2k+1] for k < Len()/2,
+// which every later MSM over g uses (but for scalars in bit-reversed order, MSMJob.BitRev): where
+// scalars 2k and 2k+1 are both 1 it adds S[k] once instead of the two points. For scalars that
+// are bits, 1 with probability ρ, that is 1 − (1 − ρ)² additions a pair instead of 2ρ: a quarter
+// fewer at ρ ≈ 1/2, the share counted in the PoRep-shaped circuit's A, B and L scalars
+// (docs/gpu-kernels.md). The table takes half as much device memory as the points (48 bytes a
+// G1 point) and one addition a pair to build. Call it once every point is written; the points
+// are not written again while it is kept. On failure g stays as it was; a second call does
+// nothing.
+func (g *G1Bases) AddPairTable() error { return g.b.addPairTable() }
+
+// DropPairTable frees g's pair table, if any, once no MSM over g runs.
+func (g *G1Bases) DropPairTable() error { return g.b.dropPairTable() }
+
+// Paired reports whether g has a pair table (AddPairTable).
+func (g *G1Bases) Paired() bool { return g.b.hasPairTable() }
 
 // G2Bases is an array of G2 affine points resident in device memory.
 type G2Bases struct{ b *bases }
@@ -278,13 +319,34 @@ func (g *G2Bases) MSMDevice(ctx context.Context, s *Scalars, off, n int) (bls123
 // Close frees the device memory; later calls return ErrClosed.
 func (g *G2Bases) Close() error { return g.b.close() }
 
+// shared returns g's shared part, or nil for a nil g (an empty section).
+func (g *G2Bases) shared() *bases {
+	if g == nil {
+		return nil
+	}
+	return g.b
+}
+
+// AddPairTable keeps a pair table beside the points, S[k] = P[2k] + P[2k+1], as
+// G1Bases.AddPairTable does (96 bytes a G2 point).
+func (g *G2Bases) AddPairTable() error { return g.b.addPairTable() }
+
+// DropPairTable frees g's pair table, if any, once no MSM over g runs.
+func (g *G2Bases) DropPairTable() error { return g.b.dropPairTable() }
+
+// Paired reports whether g has a pair table (AddPairTable).
+func (g *G2Bases) Paired() bool { return g.b.hasPairTable() }
+
 // MSMJob is one MSM of Device.MSMs: Σ Scalars[Off+i]·P_i over i < N, with P the G1 or the G2
-// bases (exactly one of the two set).
+// bases (exactly one of the two set), or with BitRev = b ≥ 1 Σ Scalars[Off+i]·P_rev(i), rev the
+// reversal of b bits, for N = 2^b or 2^b − 1 (rev then maps [0, N) onto itself): the
+// coefficients of h as Scalars.Groth16H leaves them.
 type MSMJob struct {
 	G1      *G1Bases
 	G2      *G2Bases
 	Scalars *Scalars
 	Off, N  int
+	BitRev  int
 }
 
 // MSMResult is one job's result (in G1 or G2, as its bases) and the device time it took.
@@ -308,6 +370,7 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 	k := len(jobs)
 	hb, hs := make([]uintptr, k), make([]uintptr, k)
 	off, n, ns := make([]uint64, k), make([]uint64, k), make([]uint64, k)
+	rev := make([]uint32, k)
 	jb := make([]*bases, k)
 	var bs []*bases
 	var ss []*Scalars
@@ -324,6 +387,9 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 		if err == nil {
 			err = j.Scalars.checkRange("msm", j.Off, j.N)
 		}
+		if err == nil && j.BitRev != 0 && (j.BitRev < 1 || j.BitRev > 30 || (j.N != 1<<j.BitRev && j.N != 1<<j.BitRev-1)) {
+			err = fmt.Errorf("%d scalars in the order of %d bits reversed (want 2^b or 2^b − 1 scalars, 1 ≤ b ≤ 30)", j.N, j.BitRev)
+		}
 		if err == nil && (b.dev != d || j.Scalars.dev != d) {
 			err = fmt.Errorf("bases or scalars on another device than %d", d.index)
 		}
@@ -336,7 +402,7 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 		if !slices.Contains(ss, j.Scalars) {
 			ss = append(ss, j.Scalars)
 		}
-		off[i], n[i] = uint64(j.Off), uint64(j.N)
+		off[i], n[i], rev[i] = uint64(j.Off), uint64(j.N), uint32(j.BitRev)
 		words += jacWords[b.group]
 	}
 	if err := ctx.Err(); err != nil {
@@ -358,7 +424,7 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 		hb[i], hs[i] = jb[i].h, j.Scalars.h
 	}
 	out := make([]uint64, words)
-	if err := d.lib.b.msmBatch(d.index, hb, hs, off, n, ns, unsafe.Pointer(&out[0])); err != nil {
+	if err := d.lib.b.msmBatch(d.index, hb, hs, off, n, rev, ns, unsafe.Pointer(&out[0])); err != nil {
 		return nil, fmt.Errorf("gpu: msm batch of %d: %w", k, err)
 	}
 	res := make([]MSMResult, k)

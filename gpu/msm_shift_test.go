@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"slices"
 	"strings"
 	"testing"
@@ -116,6 +117,32 @@ func TestMSMShiftTableMatchesGnark(t *testing.T) {
 		gb.FromJacobian(&jobs[0].G1)
 		if gb != want {
 			t.Fatalf("G1 MSMs n=%d over shifted bases: got %s want %s", n, gb.String(), want.String())
+		}
+	})
+	t.Run("bit-reversed", func(t *testing.T) {
+		// h as Scalars.Groth16H leaves it: 2^b − 1 scalars, scalar i paired with base rev(i); a
+		// few ones, which take the sum of the ones rather than the digits.
+		b := bits.Len(uint(n)) - 1
+		m := 1<<b - 1
+		sc := makeScalars(rng.Uint64(), m, kindRandom)
+		for i := 0; i < m; i += 17 {
+			sc[i].SetOne()
+		}
+		buf := testScalars(t, d, m)
+		if err := buf.Upload(ctx, 0, sc); err != nil {
+			t.Fatal(err)
+		}
+		jobs, err := d.MSMs(ctx, []MSMJob{{G1: bases, Scalars: buf, N: m, BitRev: b}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, gb bls12381.G1Affine
+		if _, err := want.MultiExp(pts[:m], bitRevOrder(sc, b), ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		gb.FromJacobian(&jobs[0].G1)
+		if gb != want {
+			t.Fatalf("G1 MSMs of 2^%d − 1 bit-reversed scalars over shifted bases: got %s want %s", b, gb.String(), want.String())
 		}
 	})
 }

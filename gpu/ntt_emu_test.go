@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"math/big"
-	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,21 +62,25 @@ func nttEmu(t *testing.T, c nttEmuConfig) string {
 	return b.path
 }
 
-// nttEmuCase is one transform for the emulation and its expected result; handoff is the
-// plan's ntt_handoff (csrc/src/ntt.cuh).
+// nttEmuCase is one transform for the emulation, or with more steps a chain of them on one array
+// (ntt_run_chain), and its expected result.
 type nttEmuCase struct {
-	name    string
-	cfg     NTTConfig
-	handoff uint64
-	input   []fr.Element
-	want    []fr.Element
+	name  string
+	cfg   NTTConfig
+	scale *fr.Element  // cfg's inverse scaled by scale·n⁻¹ (ntt_extra's inv_scale), or by n⁻¹
+	more  []nttEmuStep // the transforms after cfg's
+	input []fr.Element
+	want  []fr.Element
 }
 
-// The values of ntt_handoff.
-const (
-	handoffToCoset     = 1
-	handoffFromInverse = 2
-)
+// nttEmuStep is a transform of a chain after its first, with ntt_extra's additions: times, when
+// given, multiplies its output, minus is subtracted from it (the chain's last), and an inverse
+// without coset scales by scale·n⁻¹.
+type nttEmuStep struct {
+	cfg          NTTConfig
+	times, minus []fr.Element
+	scale        *fr.Element
+}
 
 // runNTTEmu transforms every case's input in one run of the emulation and compares with want.
 func runNTTEmu(t *testing.T, c nttEmuConfig, cases []nttEmuCase) {
@@ -96,10 +98,29 @@ func runNTTEmu(t *testing.T, c nttEmuConfig, cases []nttEmuCase) {
 	for _, k := range cases {
 		logN, err := logLen(len(k.input))
 		require.NoError(t, err)
-		put(uint64(logN), flag(k.cfg.Inverse), flag(k.cfg.Coset), flag(k.cfg.InputBitReversed), flag(k.cfg.OutputBitReversed),
-			k.handoff)
-		put(k.cfg.Shift[:]...)
+		steps := append([]nttEmuStep{{cfg: k.cfg, scale: k.scale}}, k.more...)
+		put(uint64(logN), uint64(len(steps)))
+		for _, st := range steps {
+			put(flag(st.cfg.Inverse), flag(st.cfg.Coset), flag(st.cfg.InputBitReversed), flag(st.cfg.OutputBitReversed),
+				flag(st.times != nil), flag(st.minus != nil))
+			put(st.cfg.Shift[:]...)
+			var scale fr.Element // zero: one
+			if st.scale != nil {
+				scale = *st.scale
+			}
+			put(scale[:]...)
+		}
 		b.Write(elementBytes(k.input))
+		for _, st := range steps {
+			if st.times != nil {
+				b.Write(elementBytes(st.times))
+			}
+		}
+		for _, st := range steps {
+			if st.minus != nil {
+				b.Write(elementBytes(st.minus))
+			}
+		}
 		total += len(k.input)
 	}
 	dir := t.TempDir()
@@ -167,42 +188,59 @@ func nttGnarkCases(t *testing.T, maxLog int) []nttEmuCase {
 	return cases
 }
 
-// nttHandoffCases are, for each size of 2^1..2^maxLog at which the build c hands a ψ-coset
-// transform's row factor to the inverse before it (ntt_handoff_fits: n⁻¹ rides on a two-lookup
-// diagonal), the quotient's pair: an inverse N→R transform that also multiplies its output by
-// that row factor, ω_{2K}^(rev_k(i mod K)) at position i for the last pass's K = 2^k, then the
-// forward ψ-coset R→N transform of that output, which must equal the coset transform of the
-// unscaled inverse.
-func nttHandoffCases(t *testing.T, c nttEmuConfig, maxLog int) []nttEmuCase {
+// nttChainCases are the quotient's chains of transforms of one array at 2^1..2^maxLog on the coset
+// ω_{2n}·⟨ω⟩ (vector.cu's groth16_h): an inverse N→R scaled by a random s besides n⁻¹ and the
+// coset transform R→N of its output (b's); an inverse N→R, the coset transform with its output
+// multiplied by another array and the inverse coset transform N→R with another array subtracted
+// from its output (a's, the subtraction on the last pass's store where ntt_set_minus allows, else
+// a pass of its own); and the scaled inverse alone, to bit-reversed (c's) and to natural order;
+// each against gnark's transforms one after the other.
+func nttChainCases(t *testing.T, maxLog int) []nttEmuCase {
 	rng := newRand(t)
 	var cases []nttEmuCase
-	for logN := max(c.passBits, c.diagBits) + 1; logN <= maxLog; logN++ {
+	for logN := 1; logN <= maxLog; logN++ {
 		n := 1 << logN
-		passes := (logN + c.passBits - 1) / c.passBits
-		k := logN / passes
-		if passes-1 < logN%passes {
-			k++
-		}
-		w2K, err := fft.Generator(uint64(2) << k)
-		require.NoError(t, err)
 		psi, err := fft.Generator(uint64(2 * n))
 		require.NoError(t, err)
-		x := randScalars(rng.Uint64(), n)
-		coeffs := append([]fr.Element(nil), x...)
-		gnarkNTT(fft.NewDomain(uint64(n)), coeffs, true, false, false, true)
-		scaled := append([]fr.Element(nil), coeffs...)
-		for i := range scaled {
-			var f fr.Element
-			f.Exp(w2K, big.NewInt(int64(bits.Reverse64(uint64(i%(1<<k)))>>(64-k))))
-			scaled[i].Mul(&scaled[i], &f)
+		dom, coset := fft.NewDomain(uint64(n)), fft.NewDomain(uint64(n), fft.WithShift(psi))
+		toBitrev := NTTConfig{Inverse: true, OutputBitReversed: true}
+		fwd := NTTConfig{Coset: true, InputBitReversed: true, Shift: psi}
+		inv := NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true, Shift: psi}
+		scale := randScalars(rng.Uint64(), 1)[0]
+		scaled := func(v []fr.Element) {
+			for i := range v {
+				v[i].Mul(&v[i], &scale)
+			}
 		}
-		evals := append([]fr.Element(nil), coeffs...)
-		gnarkNTT(fft.NewDomain(uint64(n), fft.WithShift(psi)), evals, false, true, true, false)
-		cases = append(cases,
-			nttEmuCase{name: fmt.Sprintf("2^%d inverse N2R handing on", logN), handoff: handoffToCoset,
-				cfg: NTTConfig{Inverse: true, OutputBitReversed: true}, input: x, want: scaled},
-			nttEmuCase{name: fmt.Sprintf("2^%d coset ω_2n R2N handed on", logN), handoff: handoffFromInverse,
-				cfg: NTTConfig{Coset: true, InputBitReversed: true, Shift: psi}, input: scaled, want: evals})
+		x := randScalars(rng.Uint64(), n)
+		want := append([]fr.Element(nil), x...)
+		gnarkNTT(dom, want, true, false, false, true)
+		scaled(want)
+		gnarkNTT(coset, want, false, true, true, false)
+		cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d chain inverse N2R scaled, coset ω_2n R2N", logN),
+			cfg: toBitrev, scale: &scale, more: []nttEmuStep{{cfg: fwd}}, input: x, want: want})
+		times, minus := randScalars(rng.Uint64(), n), randScalars(rng.Uint64(), n)
+		y := randScalars(rng.Uint64(), n)
+		want = append([]fr.Element(nil), y...)
+		gnarkNTT(dom, want, true, false, false, true)
+		gnarkNTT(coset, want, false, true, true, false)
+		for i := range want {
+			want[i].Mul(&want[i], &times[i])
+		}
+		gnarkNTT(coset, want, true, true, false, true)
+		for i := range want {
+			want[i].Sub(&want[i], &minus[i])
+		}
+		cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d chain inverse N2R, coset ω_2n R2N times, inverse coset N2R minus", logN),
+			cfg: toBitrev, more: []nttEmuStep{{cfg: fwd, times: times}, {cfg: inv, minus: minus}}, input: y, want: want})
+		for _, outBitrev := range []bool{true, false} {
+			z := randScalars(rng.Uint64(), n)
+			want = append([]fr.Element(nil), z...)
+			gnarkNTT(dom, want, true, false, false, outBitrev)
+			scaled(want)
+			cases = append(cases, nttEmuCase{name: fmt.Sprintf("2^%d inverse scaled, to bit-reversed order %v", logN, outBitrev),
+				cfg: NTTConfig{Inverse: true, OutputBitReversed: outBitrev}, scale: &scale, input: z, want: want})
+		}
 	}
 	return cases
 }
@@ -211,9 +249,9 @@ func nttHandoffCases(t *testing.T, c nttEmuConfig, maxLog int) []nttEmuCase {
 // library's build (2^10-element blocks, radix-4 steps, one-lookup diagonals up to 2^18: one and
 // two passes), with radix-8 steps, and in builds that reach several passes and the two-lookup
 // diagonal at these sizes: 2^4- and 2^5-element blocks with one-lookup diagonals up to 2^3
-// (three passes at 2^12), 2^11-element blocks with diagonals up to 2^6; in the builds with the
-// two-lookup diagonal, also the quotient's transforms that hand the coset's row factor on. Two
-// runs take a full diagonal table of 2^12 elements (ω_{2^13}'s, so that the smaller sizes read it
+// (three passes at 2^12), 2^11-element blocks with diagonals up to 2^6; from two passes on the
+// ω_{2n} coset's row factor rides inside one pass's DFTs (ntt_ring), in the four orders and both
+// directions, an inverse's n⁻¹ then on a diagonal's table. Two runs take a full diagonal table of 2^12 elements (ω_{2^13}'s, so that the smaller sizes read it
 // with a shift): with 2^4-element blocks and diagonals up to 2^3, where n⁻¹ of an inverse rides
 // on the second diagonal's two-lookup table, and up to 2^8, where it rides on its one-lookup
 // table (-short: 2^3-element blocks and a table of 2^8, diagonals up to 2^3 and 2^5).
@@ -226,7 +264,7 @@ func TestNTTEmulatedMatchesGnark(t *testing.T) {
 	}
 	for _, c := range configs {
 		t.Run(fmt.Sprintf("pass%d-diag%d-radix%d-full%d", c.passBits, c.diagBits, 1<<c.radixBits, c.fullLog), func(t *testing.T) {
-			cases := append(nttGnarkCases(t, maxLog), nttHandoffCases(t, c, maxLog)...)
+			cases := append(nttGnarkCases(t, maxLog), nttChainCases(t, maxLog)...)
 			if maxLog < 10 {
 				// The tiled bit reversal pairs distinct tiles from 2^10 on (none at 2^8 and 2^9).
 				for _, k := range nttGnarkCases(t, 10) {

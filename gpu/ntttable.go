@@ -107,10 +107,10 @@ func (p *ProverDevice) NTTTableBytes() uint64 {
 }
 
 // dropAutoTables frees the tables the device built on its own, H's shift tables
-// (ShiftTableAuto) and the NTT table, so that an allocation that lacks room may have it; it
-// returns how many it freed.
+// (ShiftTableAuto), the pair tables (SetPairTables) and the NTT table, so that an allocation
+// that lacks room may have it; it returns how many it freed.
 func (p *ProverDevice) dropAutoTables() int {
-	n := p.dropAutoShiftTables()
+	n := p.dropAutoShiftTables() + p.dropPairTables()
 	if p.dropNTTTable() {
 		n++
 	}

@@ -52,6 +52,7 @@ type ProverDevice struct {
 	streamChunk int
 
 	shiftH atomic.Uint32 // a ShiftTableMode (SetShiftTableH)
+	pairs  atomic.Bool   // keep pair tables of B's bases (SetPairTables)
 	log    *slog.Logger  // the decisions on tables (SetLogger); nil: none
 
 	mu            sync.Mutex
@@ -77,17 +78,18 @@ const streamChunkBytes = 128 << 20
 
 // Breakdown sums the time of the partitions a ProverDevice ran, by stage. Each call is
 // synchronous, so host-clock intervals around the calls are device time, plus however late the
-// Go scheduler resumes the caller; NTT and Pointwise are measured on the device itself (CUDA
-// events), the quotient being one call (RunQuotient). Upload happens outside the kernel lock,
-// where it overlaps another worker's kernels; every other stage runs under it.
+// Go scheduler resumes the caller; NTT is measured on the device itself (CUDA events), the
+// quotient being one call (RunQuotient) whose element-wise steps ride on its transforms' passes.
+// Upload happens outside the kernel lock, where it overlaps another worker's kernels; every
+// other stage runs under it.
 type Breakdown struct {
 	Partitions  int           // quotients computed, one per partition
 	SRSUpload   time.Duration // uploading parameters (once per identity)
 	Upload      time.Duration // staging A·w, B·w, C·w, w (or w alone) and compacting the A and B scalars
 	ShapeUpload time.Duration // uploading shapes' matrices for evaluation (once per shape)
 	Evaluate    time.Duration // computing A·w, B·w, C·w on the device, outside the kernel lock
-	NTT         time.Duration // the six NTTs of H (device time)
-	Pointwise   time.Duration // a·b on the coset, and h's coefficients from a·b's and c's (device time)
+	NTT         time.Duration // the six NTTs of H, with a·b and h's coefficients riding on their passes (device time)
+	Pointwise   time.Duration // a·b and h's coefficients as steps of their own, where the quotient ran by steps (device time)
 	MSMH        time.Duration
 	MSMA        time.Duration
 	MSMB1       time.Duration
@@ -272,8 +274,9 @@ func (p *ProverDevice) lookup(id string) (*SRS, error) {
 }
 
 // uploadSRS uploads srs's points, streamed from srs.Source when it is set, then builds H's shift
-// table under ShiftTableOn; it checks ctx between sections (and between the chunks of a
-// streamed section) and, when ctx ends, frees what it uploaded and returns ctx's error.
+// table under ShiftTableOn and B's pair tables where SetPairTables asks and memory allows; it
+// checks ctx between sections (and between the chunks of a streamed section) and, when ctx ends,
+// frees what it uploaded and returns ctx's error.
 func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS, error) {
 	shiftH := p.shiftMode() == ShiftTableOn
 	if err := p.checkFits(srs, shiftH); err != nil {
@@ -286,13 +289,16 @@ func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS,
 	} else {
 		s, err = p.uploadPoints(ctx, srs)
 	}
-	if err != nil || !shiftH || s.h == nil {
+	if err != nil {
 		return s, err
 	}
-	if err := s.h.AddShiftTable(); err != nil {
-		s.free()
-		return nil, fmt.Errorf("gpu: upload parameters: section %s: %w", primitive.SectionH, err)
+	if shiftH && s.h != nil {
+		if err := s.h.AddShiftTable(); err != nil {
+			s.free()
+			return nil, fmt.Errorf("gpu: upload parameters: section %s: %w", primitive.SectionH, err)
+		}
 	}
+	p.addPairTables(s)
 	return s, nil
 }
 
@@ -775,28 +781,27 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 }
 
 // RunQuotient implements primitive.QuotientRunner: the whole quotient in one device call
-// (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable); it counts the
-// partition.
-func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) error {
+// (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable), h left in
+// bit-reversed order for RunMSMs; it counts the partition.
+func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
 	ws.p.keepNTTTable(logN)
 	a, b, err := ws.bufPair(primitive.BufA, primitive.BufB)
 	if err != nil {
-		return err
+		return false, err
 	}
 	c, err := ws.buf(primitive.BufC)
 	if err != nil {
-		return err
+		return false, err
 	}
-	ntt, pointwise, err := a.Groth16H(ctx, b, c, logN, shift)
+	ntt, err := a.Groth16H(ctx, b, c, logN, shift)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ws.p.mu.Lock()
 	ws.p.times.NTT += ntt
-	ws.p.times.Pointwise += pointwise
 	ws.p.times.Partitions++
 	ws.p.mu.Unlock()
-	return nil
+	return true, nil
 }
 
 // resident returns bases as this device's SRS.
@@ -881,7 +886,7 @@ func (ws *workspace) RunMSMs(ctx context.Context, bases primitive.Bases, jobs []
 		if (j.G1 == nil) != (g1 == nil) || (j.G2 == nil) != (g2 == nil) {
 			return fmt.Errorf("gpu: msm: section %s: the result's group is not the section's", j.Sec)
 		}
-		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N}, stage
+		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N, BitRev: j.BitRev}, stage
 	}
 	res, err := ws.p.dev.MSMs(ctx, dj)
 	if err != nil {

@@ -60,6 +60,27 @@ func proveOnGPUAndCPU(t *testing.T, ctx context.Context, pd *ProverDevice, param
 	return onGPU
 }
 
+// provePartition proves partition part of c on pd and the CPU (proveOnGPUAndCPU), checks that the
+// proof verifies, and returns the SRS resident on pd.
+func provePartition(t *testing.T, ctx context.Context, pd *ProverDevice, c *circuits.Scalable, shape *synth.Shape,
+	params *prover.Parameters, pvk *prover.PreparedVerifyingKey, part int) *SRS {
+	t.Helper()
+	c.Partition = part
+	asg, err := synth.Synthesize(ctx, shape, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onGPU := proveOnGPUAndCPU(t, ctx, pd, params, asg, fmt.Sprintf("partition %d", part))
+	if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
+		t.Fatalf("partition %d: %v", part, err)
+	}
+	s, err := pd.lookup(params.Identity())
+	if err != nil || s == nil {
+		t.Fatalf("after partition %d: resident SRS %v (err %v)", part, s, err)
+	}
+	return s
+}
+
 // TestProverMatchesCPU proves the same partitions on the GPU and the CPU with the same r and s:
 // the proofs must be byte-identical and verify without H's shift table, with it built at upload
 // (ShiftTableOn), and under ShiftTableAuto, which builds it after ShiftTableAutoAfter
@@ -93,18 +114,9 @@ func TestProverMatchesCPU(t *testing.T) {
 				}
 				built := pd.Breakdown().ShiftTables
 				for part := 0; part < partitions; part++ {
-					c.Partition = part
-					asg, err := synth.Synthesize(ctx, shape, c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					onGPU := proveOnGPUAndCPU(t, ctx, pd, params, asg, fmt.Sprintf("partition %d", part))
-					if err := prover.Verify(pvk, onGPU, c.PublicInputs()); err != nil {
-						t.Fatalf("partition %d: %v", part, err)
-					}
-					s, err := pd.lookup(params.Identity())
-					if err != nil || s == nil || s.h.Shifted() != wantShifted(part) {
-						t.Fatalf("after partition %d: resident SRS %v (err %v): want H with shift table %v", part, s, err, wantShifted(part))
+					s := provePartition(t, ctx, pd, c, shape, params, pvk, part)
+					if s.h.Shifted() != wantShifted(part) {
+						t.Fatalf("after partition %d: want H with shift table %v", part, wantShifted(part))
 					}
 					if mode == ShiftTableAuto && part == ShiftTableAutoAfter {
 						// The table built, freed for room; the next partition runs without it.
@@ -122,6 +134,40 @@ func TestProverMatchesCPU(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestProverPairTablesMatchCPU proves partitions on a GPU that keeps pair tables of B's bases
+// (SetPairTables, small SRSs always fit) and on the CPU with the same r and s: the proofs must be
+// byte-identical and verify, with the tables built at upload and after dropPairTables freed them.
+func TestProverPairTablesMatchCPU(t *testing.T) {
+	d := testDevice(t)
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	pd.SetPairTables(true)
+	ctx := context.Background()
+	for _, logN := range []int{10, 13, 16} {
+		t.Run(fmt.Sprintf("2^%d", logN), func(t *testing.T) {
+			c, shape, params := setupScalable(t, logN, 7)
+			pvk, err := prover.PrepareVerifyingKey(&params.VK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for part, paired := range []bool{true, false} {
+				s := provePartition(t, ctx, pd, c, shape, params, pvk, part)
+				if s.b1.Paired() != paired || s.b2.Paired() != paired {
+					t.Fatalf("after partition %d: want B's pair tables %v", part, paired)
+				}
+				if paired {
+					if n := pd.dropPairTables(); n != 2 {
+						t.Fatalf("dropPairTables freed %d, want 2", n)
+					}
+				}
+			}
+			if err := pd.Evict(ctx, params.Identity()); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

@@ -62,29 +62,33 @@ func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.El
 
 // Groth16H computes Groth16's quotient h = (a·b − c)/Z, Z = X^n − 1 with n = 2^logN, from a = s,
 // b and c's values over the domain in natural order, on the coset shift·⟨ω⟩, in one device call:
-// the steps of NTT, Mul and Quotient that prover's quotient takes (three inverse transforms, two
-// coset transforms, a·b, an inverse coset transform, Quotient with zInv = 1/(shift^n − 1)), on
-// one stream, waited for once, with a·b done as the second coset transform stores its output.
-// s then holds h's coefficients in natural order, and b and c are overwritten. It returns the
-// device time of the six transforms (with the product) and of the last element-wise step. The
-// shift must be nonzero with shift^n ≠ 1; ω_{2n} = fft.Generator(2n) is the fastest (its powers
-// merge into the transforms' twiddles).
+// the six transforms of prover's quotient (three inverse transforms, b's and c's scaled by
+// 1/(shift^n − 1) on the tables that carry n⁻¹; two coset transforms, the second multiplying each
+// value by b's as it stores it; an inverse coset transform that subtracts c's coefficients as it
+// stores its output), on one stream, waited for once. s then holds h's coefficients in
+// BIT-REVERSED order (h_i at s[rev(i)], rev the reversal of logN bits: MSMJob.BitRev pairs them
+// with their bases), and b and c are overwritten. It returns the device time. The shift must be
+// nonzero with shift^n ≠ 1; ω_{2n} = fft.Generator(2n) is the fastest (its powers merge into the
+// transforms' twiddles, and the subtraction then rides on the last pass; another shift takes an
+// element-wise pass for it).
 //
 // The single call is what makes it faster than the steps: a goroutine that returns from a device
 // call may wait for the Go scheduler, up to tens of milliseconds when every core is busy (with
 // synthesis), and the device idles meanwhile.
-func (s *Scalars) Groth16H(ctx context.Context, b, c *Scalars, logN int, shift fr.Element) (ntt, pointwise time.Duration, err error) {
+func (s *Scalars) Groth16H(ctx context.Context, b, c *Scalars, logN int, shift fr.Element) (time.Duration, error) {
 	if logN < 1 || logN > MaxLogNTT {
-		return 0, 0, fmt.Errorf("gpu: groth16 quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
+		return 0, fmt.Errorf("gpu: groth16 quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
-	err = s.withOperands(ctx, "groth16 quotient", 1<<logN, func() error {
-		ntt, pointwise, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, c.h, logN, unsafe.Pointer(&shift))
+	var took time.Duration
+	err := s.withOperands(ctx, "groth16 quotient", 1<<logN, func() error {
+		var err error
+		took, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, c.h, logN, unsafe.Pointer(&shift))
 		if err != nil {
 			return fmt.Errorf("gpu: groth16 quotient over 2^%d: %w", logN, err)
 		}
 		return nil
 	}, b, c)
-	return ntt, pointwise, err
+	return took, err
 }
 
 // withOperands runs an operation of s and others, distinct buffers of one device with at least n

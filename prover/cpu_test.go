@@ -228,7 +228,9 @@ func TestQuotientMatchesDefinition(t *testing.T) {
 				require.NoError(t, ws.Upload(ctx, primitive.Buf(i), v))
 			}
 			task := &groth16Task{ws: ws, dims: primitive.Dims{Domain: m}}
-			require.NoError(t, task.quotient(ctx))
+			bitRev, err := task.quotient(ctx)
+			require.NoError(t, err)
+			require.Zero(t, bitRev, "the steps leave natural order")
 			require.Equal(t, want, ws.(*cpuWorkspace).bufs[primitive.BufA], "2^%d %s", logM, kind)
 			ws.Release()
 		}
@@ -248,19 +250,21 @@ func TestParametersIdentity(t *testing.T) {
 	require.Equal(t, "porep-32g", p.SRS().ID)
 }
 
-// quotientRunner is a CPU workspace that also takes the quotient in one call, recording it; it
-// fails the test if a step of the quotient is called on it.
+// quotientRunner is a CPU workspace that also takes the quotient in one call, recording it and
+// answering that it left h bit-reversed when reversed is set; it fails the test if a step of the
+// quotient is called on it.
 type quotientRunner struct {
 	*cpuWorkspace
-	t     *testing.T
-	calls []int
-	shift fr.Element
+	t        *testing.T
+	calls    []int
+	shift    fr.Element
+	reversed bool
 }
 
-func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, shift fr.Element) error {
+func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
 	q.calls = append(q.calls, logN)
 	q.shift = shift
-	return nil
+	return q.reversed, nil
 }
 
 func (q *quotientRunner) NTT(context.Context, primitive.Buf, int, primitive.NTT) error {
@@ -287,8 +291,14 @@ func TestQuotientTakesTheRunner(t *testing.T) {
 	defer ws.Release()
 	q := &quotientRunner{cpuWorkspace: ws.(*cpuWorkspace), t: t}
 	task := &groth16Task{ws: q, dims: primitive.Dims{Domain: 8}}
-	require.NoError(t, task.quotient(ctx))
+	bitRev, err := task.quotient(ctx)
+	require.NoError(t, err)
+	require.Zero(t, bitRev)
 	require.Equal(t, []int{3}, q.calls)
+	// h left bit-reversed is refused where no MSM batch would read it so.
+	q.reversed = true
+	_, err = task.quotient(ctx)
+	require.ErrorContains(t, err, "runs no MSM batch")
 	want, err := fft.Generator(16)
 	require.NoError(t, err)
 	require.Equal(t, want, q.shift)

@@ -199,7 +199,8 @@ func (t *groth16Task) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("prover: parameters on %s: %w", t.dev.Name(), err)
 	}
-	if err := t.quotient(ctx); err != nil {
+	hBitRev, err := t.quotient(ctx)
+	if err != nil {
 		return fmt.Errorf("prover: h on %s: %w", t.dev.Name(), err)
 	}
 	nIn, nAux := t.asg.Shape.NumInputs, t.asg.Shape.NumAux
@@ -207,12 +208,16 @@ func (t *groth16Task) Run(ctx context.Context) error {
 	if t.dims.A > 0 {
 		aScalars, aLen = primitive.BufScalarsA, t.dims.A
 	}
+	// H's MSM, one long run of kernels that fill the device, goes first: another worker's
+	// preparation gets its kernels onto the device between the short ones of the small MSMs, so
+	// these come last, before the lock passes. A device batch combines each MSM's window sums on
+	// the host while it runs the next one, so after H the dearest combination (G2's) comes first.
 	all := []primitive.MSMJob{
-		{Sec: primitive.SectionH, S: primitive.BufA, N: t.srs.Len(primitive.SectionH), G1: &t.res.H},
+		{Sec: primitive.SectionH, S: primitive.BufA, N: t.srs.Len(primitive.SectionH), BitRev: hBitRev, G1: &t.res.H},
+		{Sec: primitive.SectionBG2, S: primitive.BufScalarsB, N: t.dims.B, G2: &t.res.B2},
 		{Sec: primitive.SectionA, S: aScalars, N: aLen, G1: &t.res.A},
 		{Sec: primitive.SectionBG1, S: primitive.BufScalarsB, N: t.dims.B, G1: &t.res.B1},
 		{Sec: primitive.SectionL, S: primitive.BufW, Off: nIn, N: nAux, G1: &t.res.L},
-		{Sec: primitive.SectionBG2, S: primitive.BufScalarsB, N: t.dims.B, G2: &t.res.B2},
 	}
 	var jobs []primitive.MSMJob
 	for _, j := range all {
@@ -243,7 +248,8 @@ func (t *groth16Task) Run(ctx context.Context) error {
 }
 
 // quotient turns the staged evaluations of a, b, c over the domain ⟨ω⟩ of size m into the m−1
-// coefficients of h = (a·b − c)/Z, Z = X^m − 1, left in BufA in natural order. On a coset
+// coefficients of h = (a·b − c)/Z, Z = X^m − 1, left in BufA in natural order, or in the order
+// of log m bits reversed where it returns log m (a QuotientRunner's choice: MSMJob.BitRev). On a coset
 // g·⟨ω⟩, Z is the constant g^m − 1, and deg h < m, so h is the inverse coset transform of
 // (a·b − c)/(g^m − 1) there; the inverse coset transform of c's values on the coset is c's
 // coefficients, so only a and b need them:
@@ -254,40 +260,48 @@ func (t *groth16Task) Run(ctx context.Context) error {
 // Six transforms instead of seven, equal to the seven-transform recipe element for element, even
 // for an unsatisfied assignment. The inverse transforms leave bit-reversed order and the coset
 // transforms take it, so no transform permutes; Quotient's bit reversal gives h natural order.
-// A workspace that implements primitive.QuotientRunner (a GPU's) takes these steps in one call.
+// A workspace that implements primitive.QuotientRunner (a GPU's) takes these steps in one call,
+// and may leave h bit-reversed for its own MSM batch, which then pairs h_i with H's base i.
 //
 // The coset is quotientShift's, g = ω_{2m}. When a·b − c vanishes on the domain (a satisfied
 // assignment), h is the same on every coset, so the proof is bellperson's, whose coset is 7's;
 // otherwise (no valid proof either way) h depends on g.
-func (t *groth16Task) quotient(ctx context.Context) error {
+func (t *groth16Task) quotient(ctx context.Context) (bitRev int, err error) {
 	m := t.dims.Domain
 	logM := bits.TrailingZeros(uint(m))
 	shift, err := quotientShift(m)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if r, ok := t.ws.(primitive.QuotientRunner); ok {
-		return r.RunQuotient(ctx, logM, shift)
+		reversed, err := r.RunQuotient(ctx, logM, shift)
+		if err != nil || !reversed {
+			return 0, err
+		}
+		if _, ok := t.ws.(primitive.MSMRunner); !ok {
+			return 0, errors.New("prover: the workspace left h bit-reversed but runs no MSM batch to read it")
+		}
+		return logM, nil
 	}
 	toBitReversed := primitive.NTT{Inverse: true, OutputBitReversed: true}
 	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
 		if err := t.ws.NTT(ctx, b, logM, toBitReversed); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB} {
 		if err := t.ws.NTT(ctx, b, logM, primitive.NTT{Coset: true, InputBitReversed: true, Shift: shift}); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if err := t.ws.Mul(ctx, primitive.BufA, primitive.BufB, m); err != nil {
-		return err
+		return 0, err
 	}
 	inverseOnCoset := primitive.NTT{Inverse: true, Coset: true, OutputBitReversed: true, Shift: shift}
 	if err := t.ws.NTT(ctx, primitive.BufA, logM, inverseOnCoset); err != nil {
-		return err
+		return 0, err
 	}
-	return t.ws.Quotient(ctx, primitive.BufA, primitive.BufC, logM, zInverseOnCoset(m, shift))
+	return 0, t.ws.Quotient(ctx, primitive.BufA, primitive.BufC, logM, zInverseOnCoset(m, shift))
 }
 
 // quotientShift returns the quotient's coset shift for a domain of size m: ω_{2m} =

@@ -2,10 +2,13 @@ package prover_test
 
 import (
 	"context"
+	"math/big"
+	"slices"
 	"sync"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk-go/cuzk/circuits"
@@ -18,9 +21,11 @@ import (
 // (primitive.MSMRunner), recording the sections of every call.
 type msmRunnerDevice struct {
 	primitive.Device
-	mu    sync.Mutex
-	calls [][]primitive.Section
-	alone int // MSMs asked for one at a time
+	mu       sync.Mutex
+	calls    [][]primitive.Section
+	alone    int  // MSMs asked for one at a time
+	reverseH bool // workspaces take the quotient in one call and leave h bit-reversed
+	t        *testing.T
 }
 
 func (d *msmRunnerDevice) Workspace(ctx context.Context, dims primitive.Dims) (primitive.Workspace, error) {
@@ -28,7 +33,11 @@ func (d *msmRunnerDevice) Workspace(ctx context.Context, dims primitive.Dims) (p
 	if err != nil {
 		return nil, err
 	}
-	return &msmRunnerWorkspace{Workspace: ws, d: d}, nil
+	w := &msmRunnerWorkspace{Workspace: ws, d: d}
+	if d.reverseH {
+		return &hReversingWorkspace{msmRunnerWorkspace: w}, nil
+	}
+	return w, nil
 }
 
 type msmRunnerWorkspace struct {
@@ -64,24 +73,110 @@ func (w *msmRunnerWorkspace) RunMSMs(ctx context.Context, b primitive.Bases, job
 	return nil
 }
 
-// TestProveTakesTheMSMRunner: a workspace that runs MSMs in one call gets a partition's five
-// MSMs as one call, in the order of the steps, and the proof is the CPU's byte for byte.
-func TestProveTakesTheMSMRunner(t *testing.T) {
-	c := &circuits.Scalable{Constraints: 300, Inputs: 3, Seed: 7}
+// proveThrough proves a partition of a small circuit (seed) on the CPU and through rd's
+// workspaces, and checks that the proofs are the same bytes.
+func proveThrough(t *testing.T, seed uint64, rd *msmRunnerDevice) {
+	t.Helper()
+	c := &circuits.Scalable{Constraints: 300, Inputs: 3, Seed: seed}
 	shape, params := setupFor(t, c)
 	ctx := context.Background()
 	asg, err := synth.Synthesize(ctx, shape, c)
 	require.NoError(t, err)
-	rs := fixedRandomness(5)
+	rs := fixedRandomness(seed)
 	want, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
 	require.NoError(t, err)
-	rd := &msmRunnerDevice{Device: prover.NewCPUPrimitives()}
 	got, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs), prover.WithDevice(prover.NewDevice(rd)))
 	require.NoError(t, err)
 	wantBytes, _ := want.MarshalBinary()
 	gotBytes, _ := got.MarshalBinary()
 	require.Equal(t, wantBytes, gotBytes)
+}
+
+// TestProveTakesTheMSMRunner: a workspace that runs MSMs in one call gets a partition's five
+// MSMs as one call, in the order of the steps, and the proof is the CPU's byte for byte.
+func TestProveTakesTheMSMRunner(t *testing.T) {
+	rd := &msmRunnerDevice{Device: prover.NewCPUPrimitives()}
+	proveThrough(t, 7, rd)
 	require.Zero(t, rd.alone, "MSMs asked for one at a time beside RunMSMs")
-	require.Equal(t, [][]primitive.Section{{primitive.SectionH, primitive.SectionA, primitive.SectionBG1,
-		primitive.SectionL, primitive.SectionBG2}}, rd.calls)
+	require.Equal(t, [][]primitive.Section{{primitive.SectionH, primitive.SectionBG2, primitive.SectionA,
+		primitive.SectionBG1, primitive.SectionL}}, rd.calls)
+}
+
+// hReversingWorkspace also takes the quotient in one call (primitive.QuotientRunner) and leaves h
+// in bit-reversed order, as a GPU's call does: the recipe's steps on the CPU, then BufA reordered
+// by a transform to bit-reversed order and an inverse from it to it. Its RunMSMs checks that only
+// H's job says so, with the quotient's size, and puts h back before the batch.
+type hReversingWorkspace struct {
+	*msmRunnerWorkspace
+	logN int
+}
+
+func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
+	w.logN = logN
+	m := 1 << logN
+	steps := []struct {
+		b   primitive.Buf
+		cfg primitive.NTT
+	}{
+		{primitive.BufA, primitive.NTT{Inverse: true, OutputBitReversed: true}},
+		{primitive.BufB, primitive.NTT{Inverse: true, OutputBitReversed: true}},
+		{primitive.BufC, primitive.NTT{Inverse: true, OutputBitReversed: true}},
+		{primitive.BufA, primitive.NTT{Coset: true, InputBitReversed: true, Shift: shift}},
+		{primitive.BufB, primitive.NTT{Coset: true, InputBitReversed: true, Shift: shift}},
+	}
+	for _, st := range steps {
+		if err := w.NTT(ctx, st.b, logN, st.cfg); err != nil {
+			return false, err
+		}
+	}
+	if err := w.Mul(ctx, primitive.BufA, primitive.BufB, m); err != nil {
+		return false, err
+	}
+	inverseOnCoset := primitive.NTT{Inverse: true, Coset: true, OutputBitReversed: true, Shift: shift}
+	if err := w.NTT(ctx, primitive.BufA, logN, inverseOnCoset); err != nil {
+		return false, err
+	}
+	var z fr.Element
+	z.Exp(shift, big.NewInt(int64(m)))
+	z.Sub(&z, new(fr.Element).SetOne())
+	z.Inverse(&z)
+	if err := w.Quotient(ctx, primitive.BufA, primitive.BufC, logN, z); err != nil {
+		return false, err
+	}
+	return true, w.reorder(ctx, primitive.NTT{OutputBitReversed: true},
+		primitive.NTT{Inverse: true, InputBitReversed: true, OutputBitReversed: true})
+}
+
+// reorder runs the two transforms on BufA: a forward one and its inverse in other orders.
+func (w *hReversingWorkspace) reorder(ctx context.Context, fwd, inv primitive.NTT) error {
+	if err := w.NTT(ctx, primitive.BufA, w.logN, fwd); err != nil {
+		return err
+	}
+	return w.NTT(ctx, primitive.BufA, w.logN, inv)
+}
+
+func (w *hReversingWorkspace) RunMSMs(ctx context.Context, b primitive.Bases, jobs []primitive.MSMJob) error {
+	jobs = slices.Clone(jobs)
+	for i, j := range jobs {
+		if j.BitRev == 0 {
+			continue
+		}
+		if j.Sec != primitive.SectionH || j.S != primitive.BufA || j.BitRev != w.logN {
+			w.d.t.Errorf("job %d (%s over buffer %d): bit-reversed scalars of %d bits, want only H's over a of %d",
+				i, j.Sec, j.S, j.BitRev, w.logN)
+		}
+		if err := w.reorder(ctx, primitive.NTT{InputBitReversed: true}, primitive.NTT{Inverse: true}); err != nil {
+			return err
+		}
+		jobs[i].BitRev = 0
+	}
+	return w.msmRunnerWorkspace.RunMSMs(ctx, b, jobs)
+}
+
+// TestProveReadsHBitReversed: a workspace whose one-call quotient leaves h bit-reversed gets H's
+// MSM job marked so (and no other), and the proof is the CPU's byte for byte.
+func TestProveReadsHBitReversed(t *testing.T) {
+	rd := &msmRunnerDevice{Device: prover.NewCPUPrimitives(), reverseH: true, t: t}
+	proveThrough(t, 11, rd)
+	require.Len(t, rd.calls, 1)
 }

@@ -42,6 +42,9 @@ func TestTinySatisfiedAndInputs(t *testing.T) {
 	require.NoError(t, synth.Check(shape, asg1, c1))
 	st := Measure(shape, asg)
 	require.Greater(t, st.AuxZero+st.AuxOne, 0.9, "the witness is mostly bits")
+	for _, p := range []float64{st.PairsA, st.PairsB, st.PairsL} {
+		require.True(t, p >= 0.5 && p < 0.9, "a pair table's additions over the ones: %v", p)
+	}
 	t.Logf("tiny: %+v", st)
 }
 

@@ -45,8 +45,8 @@ func runBench(ctx context.Context, args []string) error {
 	deviceEval := fs.Bool("device-eval", true, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there, so the host holds only w per partition (GPU devices only; --device-eval=false computes them on the host)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	paramsFile := fs.String("params-file", "", "keep the INSECURE parameters in this file: reused when it exists and fits the circuit (an error when it does not), else written there by a streamed setup that holds one chunk of points at a time, then loaded")
-	var shiftH shiftTableFlag
-	fs.Var(&shiftH, "shift-table-h", shiftTableHUsage)
+	var tables tableFlags
+	tables.register(fs)
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
@@ -59,7 +59,7 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	budget := int64(*budgetGiB * (1 << 30))
 	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
-		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate(), checkDeviceName(*deviceFlag), checkShiftTableH(*deviceFlag, shiftH.mode)); err != nil {
+		checkRange("synth", *synthConc, 0, engine.MaxSynthesisConcurrency), checkRange("width", *width, 1, timeline.MaxWaterfallWidth), cf.validate(), checkDeviceName(*deviceFlag), tables.check(*deviceFlag)); err != nil {
 		return &usageError{err}
 	}
 	workers, err := parseCounts("workers", *workersFlag, 1, engine.MaxWorkersPerDevice)
@@ -70,7 +70,7 @@ func runBench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, gpuDevs, err := selectDevices(*deviceFlag, shiftH.mode)
+	all, gpuDevs, err := selectDevices(*deviceFlag, &tables)
 	if err != nil {
 		return err
 	}
@@ -191,9 +191,9 @@ func breakdowns(gpus []*gpu.ProverDevice) []gpu.Breakdown {
 
 // printDevice prints, per GPU, what a run spent on it: the uploads of parameters and shapes
 // (the engine preloads them while the first partitions synthesize), then each partition's mean
-// device time by stage — under the kernel lock the quotient's six NTTs, its element-wise steps
-// ("pointwise": the product on the coset, then h's coefficients fused with their bit reversal)
-// and the five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown
+// device time by stage — under the kernel lock the quotient's six NTTs (with the product on the
+// coset and h's coefficients on their passes; "pointwise" counts those steps only where the
+// quotient runs as steps) and the five MSMs; outside it the staging and the evaluation of A·w, B·w, C·w. The breakdown
 // now less before; then the tables the device keeps on its own.
 func printDevice(gpus []*gpu.ProverDevice, before []gpu.Breakdown) {
 	for i, g := range gpus {
@@ -387,13 +387,13 @@ func (b *benchRun) do(ctx context.Context) error {
 }
 
 // selectDevices returns the devices named by the --device flag: every GPU for "gpu", every GPU
-// or else the CPU for "auto", the CPU for "cpu"; shiftH says when the GPUs keep H's shift table
-// (gpu.ProverDevice.SetShiftTableH), and their decisions under gpu.ShiftTableAuto are logged to
-// standard output.
+// or else the CPU for "auto", the CPU for "cpu"; tables says which tables the GPUs keep (H's
+// shift table, gpu.ProverDevice.SetShiftTableH; B's pair tables, SetPairTables), and their
+// decisions on them are logged to standard output.
 //
 // The GPUs are returned twice: as prover devices, and as the closable devices holding their
 // memory, which the caller closes.
-func selectDevices(which string, shiftH gpu.ShiftTableMode) ([]prover.Device, []*gpu.ProverDevice, error) {
+func selectDevices(which string, tables *tableFlags) ([]prover.Device, []*gpu.ProverDevice, error) {
 	switch which {
 	case "cpu":
 		return []prover.Device{prover.CPU()}, nil, nil
@@ -401,7 +401,7 @@ func selectDevices(which string, shiftH gpu.ShiftTableMode) ([]prover.Device, []
 		gpus, err := gpu.ProverDevices()
 		if err == nil {
 			for _, g := range gpus {
-				g.SetShiftTableH(shiftH)
+				tables.apply(g)
 				g.SetLogger(slog.New(slog.NewTextHandler(os.Stdout, nil)))
 			}
 			return prover.NewDevices(gpus...), gpus, nil

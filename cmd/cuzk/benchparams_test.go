@@ -47,9 +47,10 @@ func TestBenchParamsFile(t *testing.T) {
 		"--params-file")
 }
 
-// TestShiftTableHNeedsGPU: --shift-table-h (bare, on or auto) with --device cpu is a usage error
-// for bench and prove, before any work, and so is a value other than off, on and auto.
-func TestShiftTableHNeedsGPU(t *testing.T) {
+// TestTablesNeedGPU: --shift-table-h (bare, on or auto) and --pair-tables with --device cpu are
+// usage errors for bench and prove, before any work, and so is a value of --shift-table-h other
+// than off, on and auto.
+func TestTablesNeedGPU(t *testing.T) {
 	captureOutput(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -67,6 +68,11 @@ func TestShiftTableHNeedsGPU(t *testing.T) {
 	} {
 		err := run(ctx, args)
 		require.ErrorContains(t, err, "shift-table-h", args)
+		require.Equal(t, exitUsage, exitStatus(ctx, err), args)
+	}
+	for _, args := range [][]string{benchArgs(filepath.Join(dir, "out"), "--pair-tables"), prove("--pair-tables")} {
+		err := run(ctx, args)
+		require.ErrorContains(t, err, "--pair-tables: the pair tables are kept on GPUs", args)
 		require.Equal(t, exitUsage, exitStatus(ctx, err), args)
 	}
 	ents, err := os.ReadDir(dir)

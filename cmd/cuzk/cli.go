@@ -148,10 +148,37 @@ func (f *shiftTableFlag) Set(s string) (err error) {
 // shiftTableHUsage is the --shift-table-h flag's help.
 const shiftTableHUsage = "GPUs keep a second table of H's bases, each times 2^128, for H's MSM: about 7 % fewer point additions there, for as much device memory again as H (12 GiB at 32 GiB PoRep). on (or the bare flag): built as the parameters are uploaded (seconds more); auto: built after the first partitions if the GPU then has room for it, under the kernel lock, and freed again when an upload needs the room; off"
 
-// checkShiftTableH refuses --shift-table-h with --device cpu: the table is kept on GPUs only.
-func checkShiftTableH(device string, mode gpu.ShiftTableMode) error {
-	if mode != gpu.ShiftTableOff && device == "cpu" {
+// pairTablesUsage is the --pair-tables flag's help.
+const pairTablesUsage = "GPUs keep a table of the sums of adjacent B_G1 and B_G2 bases, for the ones of B's MSMs: a quarter fewer point additions there, for half those bases' device memory (4.8 GiB at 32 GiB PoRep), built after the parameters are uploaded where the GPU has room for it, and freed again when an upload or a partition needs the room"
+
+// tableFlags are the flags of the tables GPUs keep beside the parameters: --shift-table-h and
+// --pair-tables.
+type tableFlags struct {
+	shiftH shiftTableFlag
+	pairs  bool
+}
+
+func (t *tableFlags) register(fs *flag.FlagSet) {
+	fs.Var(&t.shiftH, "shift-table-h", shiftTableHUsage)
+	fs.BoolVar(&t.pairs, "pair-tables", false, pairTablesUsage)
+}
+
+// check refuses the tables with --device cpu: they are kept on GPUs only.
+func (t *tableFlags) check(device string) error {
+	if device != "cpu" {
+		return nil
+	}
+	if t.shiftH.mode != gpu.ShiftTableOff {
 		return usagef("--shift-table-h: the shift table is kept on GPUs, and --device cpu uses none")
 	}
+	if t.pairs {
+		return usagef("--pair-tables: the pair tables are kept on GPUs, and --device cpu uses none")
+	}
 	return nil
+}
+
+// apply sets the tables g keeps.
+func (t *tableFlags) apply(g *gpu.ProverDevice) {
+	g.SetShiftTableH(t.shiftH.mode)
+	g.SetPairTables(t.pairs)
 }

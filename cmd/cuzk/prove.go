@@ -31,8 +31,8 @@ func runProve(ctx context.Context, args []string) error {
 	inputsPath := fs.String("inputs-out", "inputs.json", "output: the public inputs as JSON, in the directory of --proof")
 	force := fs.Bool("force", false, "replace existing output files")
 	deviceFlag := fs.String("device", "auto", "where to prove: auto (the first GPU when available, else CPU), cpu, or gpu")
-	var shiftH shiftTableFlag
-	fs.Var(&shiftH, "shift-table-h", shiftTableHUsage)
+	var tables tableFlags
+	tables.register(fs)
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func runProve(ctx context.Context, args []string) error {
 	if err := cf.validate(); err != nil {
 		return err
 	}
-	if err := errors.Join(checkDeviceName(*deviceFlag), checkShiftTableH(*deviceFlag, shiftH.mode)); err != nil {
+	if err := errors.Join(checkDeviceName(*deviceFlag), tables.check(*deviceFlag)); err != nil {
 		return err
 	}
 	if filepath.Dir(*proofPath) != filepath.Dir(*inputsPath) {
@@ -61,7 +61,7 @@ func runProve(ctx context.Context, args []string) error {
 		mode = prover.Unchecked
 	}
 
-	devs, gpus, err := selectDevices(*deviceFlag, shiftH.mode)
+	devs, gpus, err := selectDevices(*deviceFlag, &tables)
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,8 @@ func newBackend(cfg daemon.Config, fake bool, bf backendFlags, log *slog.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("gpus.shift_table_h: %w", err)
 	}
-	opts = append(opts, enginebackend.WithGPUs(devs...), enginebackend.WithShiftTableH(shiftH))
+	opts = append(opts, enginebackend.WithGPUs(devs...), enginebackend.WithShiftTableH(shiftH),
+		enginebackend.WithPairTables(cfg.GPUs.PairTables))
 	eopts, err := engineOptions(cfg, len(devs) > 0)
 	if err != nil {
 		return nil, err

@@ -5,14 +5,23 @@
 //        -o ntt_emu ntt_main.cpp
 //
 //   ntt_emu IN OUT [FULL_LOG]
-//                    IN: cases (uint64), then per case log_n, inverse, coset, in_bitrev,
-//                    out_bitrev, handoff (ntt_handoff) (uint64), the shift (4 uint64, zero for
-//                    gnark's 7), 2^log_n elements; FULL_LOG (1..20): with a full diagonal
-//                    table of 2^FULL_LOG elements (ntt_twiddles.full, ntt.cu's ntt_full_table)
+//                    IN: cases (uint64), then per case log_n and steps (1..NTT_CHAIN_MAX)
+//                    (uint64), per step inverse, coset, in_bitrev, out_bitrev, times (the
+//                    step's output multiplied by an array), minus (an array subtracted from
+//                    it: the chain's last step) (uint64 each), the shift (4 uint64, zero for
+//                    gnark's 7) and an inverse's scale besides n⁻¹ (4 uint64, zero for one:
+//                    ntt_extra), then 2^log_n elements, then per step with times its 2^log_n
+//                    elements, then per step with minus its 2^log_n elements; the steps run as
+//                    ntt.cu's ntt_run_chain runs them, the subtraction on the last store where
+//                    ntt_set_minus allows and after the passes otherwise; FULL_LOG (1..20):
+//                    with a full diagonal table of 2^FULL_LOG elements (ntt_twiddles.full,
+//                    ntt.cu's ntt_full_table)
 //
 // OUT is "OK  " then every case's transformed elements, one case after another.
 #include "cuda_emu.h"
 
+#include <array>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
@@ -21,14 +30,23 @@
 
 using namespace cuzk;
 
-// scaled_table returns n⁻¹·t for n = 2^log_n, built on first use and kept in m.
-static const fr_t* scaled_table(std::map<uint32_t, std::vector<fr_t>>& m, const std::vector<fr_t>& t,
-                                uint32_t log_n) {
-  auto& v = m[log_n];
+// scaled_key is a scaled table's: the size and the scale besides n⁻¹ (its limbs).
+using scaled_key = std::pair<uint32_t, std::array<uint32_t, 8>>;
+
+static scaled_key key_of(uint32_t log_n, const fr_t& scale) {
+  scaled_key k{log_n, {}};
+  for (int i = 0; i < 8; i++) k.second[i] = scale.l[i];
+  return k;
+}
+
+// scaled_table returns scale·n⁻¹·t for n = 2^log_n, built on first use and kept in m.
+static const fr_t* scaled_table(std::map<scaled_key, std::vector<fr_t>>& m, const std::vector<fr_t>& t,
+                                uint32_t log_n, const fr_t& scale = fr_t::one()) {
+  auto& v = m[key_of(log_n, scale)];
   if (v.empty()) {
     v = t;
-    const fr_t ninv = ntt_size_inverse(log_n);
-    for (auto& x : v) x = x * ninv;
+    const fr_t f = ntt_size_inverse(log_n) * scale;
+    for (auto& x : v) x = x * f;
   }
   return v.data();
 }
@@ -37,11 +55,14 @@ static const fr_t* scaled_table(std::map<uint32_t, std::vector<fr_t>>& m, const 
 // low, high and diagonal tables scaled by n⁻¹ (ntt.cu's inverse_scaled and psi_inverse_scaled).
 struct host_twiddles {
   std::vector<fr_t> lo, hi, diag, diag2;
-  std::map<uint32_t, std::vector<fr_t>> lo_scaled, hi_scaled, diag_scaled;
+  std::map<scaled_key, std::vector<fr_t>> lo_scaled, hi_scaled, diag_scaled, diag2_scaled;
   ntt_twiddles T{};
-  const fr_t* scaled(uint32_t log_n) { return scaled_table(lo_scaled, lo, log_n); }
   const fr_t* hi_scaled_for(uint32_t log_n) { return scaled_table(hi_scaled, hi, log_n); }
-  const fr_t* diag_scaled_for(uint32_t log_n) { return scaled_table(diag_scaled, diag, log_n); }
+  const fr_t* scaled(ntt_scale_table kind, uint32_t log_n, const fr_t& scale) {
+    if (kind == SCALE_DIAG) return scaled_table(diag_scaled, diag, log_n, scale);
+    if (kind == SCALE_DIAG2) return scaled_table(diag2_scaled, diag2, log_n, scale);
+    return scaled_table(lo_scaled, lo, log_n, scale);
+  }
   explicit host_twiddles(const fr_t& w) {
     pow_table_host(w, lo, hi);
     diag.resize(size_t(1) << DIAG_BITS);
@@ -57,7 +78,7 @@ struct host_twiddles {
 // host_coset owns the tables of one shift (ntt.cu's coset_for).
 struct host_coset {
   std::vector<fr_t> flo, fhi, ilo, ihi;
-  std::map<uint32_t, std::vector<fr_t>> scaled;
+  std::map<scaled_key, std::vector<fr_t>> scaled;
   explicit host_coset(const fr_t& g) {
     pow_table_host(g, flo, fhi);
     pow_table_host(g.inverse(), ilo, ihi);
@@ -93,62 +114,99 @@ int main(int argc, char** argv) {
   const uint64_t cases = read_u64(f);
   for (uint64_t ci = 0; ci < cases && f; ci++) {
     const uint32_t log_n = (uint32_t)read_u64(f);
-    const bool inv = read_u64(f) != 0, coset = read_u64(f) != 0, dit = read_u64(f) != 0, out_br = read_u64(f) != 0;
-    const uint64_t handoff = read_u64(f);
-    uint64_t sw[4];
-    for (auto& x : sw) x = read_u64(f);
-    if (log_n < 1 || log_n > 20) return 3;
-    if (handoff > HANDOFF_FROM_INVERSE || (handoff != HANDOFF_NONE && !ntt_handoff_fits(log_n))) return 4;
+    const uint64_t steps = read_u64(f);
+    if (log_n < 1 || log_n > 20 || steps < 1 || steps > NTT_CHAIN_MAX) return 3;
+    struct step_t {
+      bool inv, coset, dit, out_br, times, minus;
+      uint64_t sw[4];
+      fr_t scale;
+    } st[NTT_CHAIN_MAX];
+    for (uint64_t k = 0; k < steps; k++) {
+      step_t& x = st[k];
+      x.inv = read_u64(f) != 0, x.coset = read_u64(f) != 0, x.dit = read_u64(f) != 0, x.out_br = read_u64(f) != 0;
+      x.times = read_u64(f) != 0;
+      x.minus = read_u64(f) != 0;
+      for (auto& y : x.sw) y = read_u64(f);
+      uint64_t sc[4];
+      for (auto& y : sc) y = read_u64(f);
+      x.scale = fr_t::one();  // all zero words
+      if (sc[0] | sc[1] | sc[2] | sc[3]) memcpy(&x.scale, sc, sizeof x.scale);
+      if (x.minus && k + 1 != steps) return 5;
+    }
     std::vector<fr_t> a(size_t(1) << log_n);
     f.read(reinterpret_cast<char*>(a.data()), a.size() * sizeof(fr_t));
-
-    ntt_tables_view v{};
-    v.omega = om.T;
-    v.omega_inv = omi.T;
-    if (coset) {
-      fr_t g = ntt_default_shift();
-      if (sw[0] | sw[1] | sw[2] | sw[3])
-        for (int i = 0; i < 4; i++) {
-          g.l[2 * i] = (uint32_t)sw[i];
-          g.l[2 * i + 1] = (uint32_t)(sw[i] >> 32);
-        }
-      v.psi = g == ntt_psi(log_n);
-      v.psi_inv_scaled = omi.hi_scaled_for(log_n);
-      size_t i = 0;
-      while (i < shifts.size() && !(shifts[i] == g)) i++;
-      if (i == shifts.size()) {
-        shifts.push_back(g);
-        cosets.emplace_back(new host_coset(g));
+    std::vector<std::vector<fr_t>> times(steps), minus(steps);
+    for (uint64_t k = 0; k < steps; k++) {
+      if (st[k].times) {
+        times[k].resize(a.size());
+        f.read(reinterpret_cast<char*>(times[k].data()), a.size() * sizeof(fr_t));
       }
-      host_coset& c = *cosets[i];
-      v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
-      v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
     }
-    if (ntt_diag_scales_inverse(log_n, inv, coset))
-      v.omega_inv_scaled =
-          ntt_inverse_scale(omi.T, log_n) == SCALE_DIAG ? omi.diag_scaled_for(log_n) : omi.scaled(log_n);
-    const ntt_plan P = plan_ntt(log_n, inv, coset, dit, out_br, v, (ntt_handoff)handoff);
-    for (uint32_t pi = 0; pi < P.np; pi++) {
-      const ntt_launch& l = P.pass[pi];
-      std::vector<fr_t> sh(l.smem / sizeof(fr_t));
-      fr_t* d = a.data();
-      launch(l.blocks, l.threads, [&] {
-        if (l.dit)
-          ntt_pass_block<true>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
-        else
-          ntt_pass_block<false>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
-      });
+    for (uint64_t k = 0; k < steps; k++) {
+      if (st[k].minus) {
+        minus[k].resize(a.size());
+        f.read(reinterpret_cast<char*>(minus[k].data()), a.size() * sizeof(fr_t));
+      }
     }
-    if (P.bitrev_after) {
-      const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
-      fr_t* d = a.data();
-      launch(br.blocks, br.threads, [&] {
-        if (br.tiled)
-          ntt_bitrev_tiles(d, log_n, bitrev_copy{d});
-        else
-          ntt_bitrev(d, log_n, bitrev_copy{d});
-      });
+    ntt_plan plans[NTT_CHAIN_MAX];
+    bool minus_after = false;
+    for (uint64_t k = 0; k < steps; k++) {
+      const step_t& x = st[k];
+      if (!(x.scale == fr_t::one()) && (!x.inv || x.coset)) return 6;
+      ntt_tables_view v{};
+      v.omega = om.T;
+      v.omega_inv = omi.T;
+      v.inv_scale = x.scale;
+      if (x.coset) {
+        const fr_t g = ntt_shift(x.sw);
+        v.psi = g == ntt_psi(log_n);
+        v.psi_inv_scaled = omi.hi_scaled_for(log_n);
+        size_t i = 0;
+        while (i < shifts.size() && !(shifts[i] == g)) i++;
+        if (i == shifts.size()) {
+          shifts.push_back(g);
+          cosets.emplace_back(new host_coset(g));
+        }
+        host_coset& c = *cosets[i];
+        v.coset_fwd = pow_table{c.flo.data(), c.fhi.data()};
+        v.coset_inv_scaled = pow_table{c.inv_scaled(log_n), c.ihi.data()};
+      }
+      if (ntt_diag_scales_inverse(log_n, x.inv, x.coset, v.psi))
+        v.omega_inv_scaled = omi.scaled(
+            ntt_inverse_scale(omi.T, log_n, x.coset ? ntt_psi_mode_of(x.inv, x.dit) : PSI_NONE), log_n, x.scale);
+      plans[k] = plan_ntt(log_n, x.inv, x.coset, x.dit, x.out_br, v);
+      if (x.times && !ntt_set_times(plans[k], times[k].data())) return 4;
+      if (x.minus) {
+        minus_after = !ntt_set_minus(plans[k], minus[k].data());
+        // The quotient's case, the inverse ψ coset transform N→R with its row factor inside the
+        // last pass's DFTs, must take the subtraction on that pass's store.
+        if (minus_after && x.inv && x.coset && v.psi && !x.dit && x.out_br && ntt_psi_ring(log_n, true)) return 7;
+      }
     }
+    fr_t* d = a.data();
+    for (int k = 0; k < steps; k++) {
+      for (uint32_t i = 0; i < plans[k].np; i++) {
+        const ntt_launch& l = plans[k].pass[i];
+        std::vector<fr_t> sh(l.smem / sizeof(fr_t));
+        launch(l.blocks, l.threads, [&] {
+          ntt_each_kernel([&](auto kernel) {
+            using K = decltype(kernel);
+            if (K::runs(l)) ntt_pass_block<K::dit, K::array, K::ring>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
+          });
+        });
+      }
+      if (plans[k].bitrev_after) {
+        const bitrev_launch br = plan_bitrev(log_n, ELEMENTWISE_THREADS);
+        launch(br.blocks, br.threads, [&] {
+          if (br.tiled)
+            ntt_bitrev_tiles(d, log_n, bitrev_copy{d});
+          else
+            ntt_bitrev(d, log_n, bitrev_copy{d});
+        });
+      }
+    }
+    if (minus_after)
+      for (size_t i = 0; i < a.size(); i++) a[i] = a[i] - minus[steps - 1][i];  // ntt.cu's ntt_sub_array
     o.write(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(fr_t));
   }
   return f && o ? 0 : 1;

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 14
+#define CUZK_ABI_VERSION 16
 
 /* Error codes. */
 enum {
@@ -116,19 +116,20 @@ CUZK_API cuzk_error_t cuzk_fr_mul(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, uint
 CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c, uint32_t log_n, const void *z_inv);
 /* Groth16's whole quotient h = (a·b − c)/Z, Z = X^n − 1, n = 2^log_n (1 ≤ log_n ≤ 28), from a, b
  * and c's values over the domain (natural order), on one stream and waited for once: the inverse
- * transforms of a, b and c (to bit-reversed order), the coset transforms of b and a (to natural
- * order, a's last pass multiplying each value by b's: a ← a·b), the inverse coset transform of a
- * (to bit-reversed order), then cuzk_fr_quotient's step with c and z_inv = 1/(g^n − 1). a, b and c
- * are distinct buffers on one device of at least n elements; on return a holds h's coefficients
- * in natural order and b and c are overwritten. shift is the coset shift g (one fr.Element,
- * Montgomery form, in host memory), nonzero with g^n ≠ 1; for a, b, c that satisfy the R1CS
- * (Z divides a·b − c) h does not depend on it. g = ω_{2n} = fft.Generator(2n) (log_n ≤ 27) is
- * the fastest: its coset factor merges into the transforms' twiddles (docs/gpu-kernels.md).
- * device_ns[0] receives the device time of the six transforms, device_ns[1] that of the last
- * element-wise step, in nanoseconds. One call instead of eight, so that no step waits for the
- * host between two others. */
+ * transforms of a, b and c (to bit-reversed order; b's and c's scaled by 1/(g^n − 1) with n⁻¹),
+ * the coset transforms of b and a (to natural order, a's last pass multiplying each value by b's:
+ * a ← a·b), the inverse coset transform of a (to bit-reversed order, its last pass subtracting
+ * c's coefficients). a, b and c are distinct buffers on one device of at least n elements; on
+ * return a holds h's coefficients in BIT-REVERSED order (h_i at a[rev(i)], rev the reversal of
+ * log_n bits: an MSM pairs them with their bases through cuzk_msm_job_t's scalars_bitrev) and b
+ * and c are overwritten. shift is the coset shift g (one fr.Element, Montgomery form, in host
+ * memory), nonzero with g^n ≠ 1; for a, b, c that satisfy the R1CS (Z divides a·b − c) h does
+ * not depend on it. g = ω_{2n} = fft.Generator(2n) (log_n ≤ 27) is the fastest: its coset factor
+ * merges into the transforms' twiddles, and the subtraction rides on the last pass's store
+ * (docs/gpu-kernels.md). *device_ns receives the device time in nanoseconds. One call instead
+ * of eight, so that no step waits for the host between two others. */
 CUZK_API cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t *a, cuzk_fr_buf_t *b, cuzk_fr_buf_t *c, uint32_t log_n,
-                                     const void *shift, uint64_t device_ns[2]);
+                                     const void *shift, uint64_t *device_ns);
 /* Compaction by a bitmap: dst[dst_off + r] = src[src_off + i] for the r-th i < n whose bit is
  * set in mask (bit i%64 of mask[i/64]; (n+63)/64 words in host memory, bits ≥ n ignored), in
  * order. *selected receives the count. dst and src are distinct buffers on one device. */
@@ -187,18 +188,34 @@ CUZK_API cuzk_error_t cuzk_bases_shift(cuzk_bases_t *b);
 /* cuzk_bases_unshift frees the shift table of G1 bases b, if any: later
  * MSMs over b sum whole scalars again. No MSM over b may be in flight. */
 CUZK_API cuzk_error_t cuzk_bases_unshift(cuzk_bases_t *b);
+/* cuzk_bases_pair adds to G1 or G2 bases b (every one written) a pair
+ * table, b[2k] + b[2k+1] for k < n/2: half as much device memory again.
+ * Every later MSM over b (but with scalars_bitrev) whose scalars 2k and
+ * 2k+1 are both 1 adds their pair's point once instead of the two: for bits
+ * that are 1 with probability ρ, 1 − (1 − ρ)² additions a pair instead of 2ρ,
+ * a quarter fewer at ρ ≈ 1/2. Building it takes one addition and a share of
+ * an inversion a pair. A second call does nothing; cuzk_bases_write and
+ * cuzk_bases_write_encoded refuse bases with a table. */
+CUZK_API cuzk_error_t cuzk_bases_pair(cuzk_bases_t *b);
+/* cuzk_bases_unpair frees the pair table of bases b, if any. No MSM over b
+ * may be in flight. */
+CUZK_API cuzk_error_t cuzk_bases_unpair(cuzk_bases_t *b);
 /* MSM Σ scalars[i]·bases[i] for i < n (n ≤ number of bases), result in
  * Jacobian form to out (144 or 288 bytes). */
 CUZK_API cuzk_error_t cuzk_msm_host(cuzk_bases_t *b, const void *scalars, uint64_t n, void *out);
 CUZK_API cuzk_error_t cuzk_msm_device(cuzk_bases_t *b, cuzk_fr_buf_t *scalars, uint64_t off, uint64_t n, void *out);
 
-/* One MSM of cuzk_msm_batch: Σ scalars[off+i]·bases[i] for i < n, as cuzk_msm_device.
- * device_ns receives the time it took, in nanoseconds. */
+/* One MSM of cuzk_msm_batch: Σ scalars[off+i]·bases[i] for i < n, as cuzk_msm_device, or with
+ * scalars_bitrev = b ≥ 1 Σ scalars[off+i]·bases[rev(i)], rev the reversal of b bits, for n = 2^b
+ * or 2^b − 1 (rev maps [0, n) onto itself): the scalars of cuzk_groth16_h's h. device_ns
+ * receives the time its device steps took, in nanoseconds (the host combines its window sums
+ * while the next job runs). */
 typedef struct {
   cuzk_bases_t *bases;
   cuzk_fr_buf_t *scalars;
   uint64_t off;
   uint64_t n;
+  uint32_t scalars_bitrev;
   uint64_t device_ns;
 } cuzk_msm_job_t;
 

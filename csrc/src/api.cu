@@ -147,7 +147,7 @@ cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t
 }
 
 cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
-                            uint64_t device_ns[2]) {
+                            uint64_t* device_ns) {
   return guard("groth16 quotient", [&] { groth16_h(a, b, c, log_n, shift, device_ns); });
 }
 
@@ -251,15 +251,30 @@ cuzk_error_t cuzk_bases_shift(cuzk_bases_t* b) {
   });
 }
 
+// drop_table frees the table of b at slot (its shift or pair table), if any.
+static void drop_table(cuzk_bases* b, void* cuzk_bases::*slot) {
+  require(b != nullptr, "bases is NULL");
+  if (!(b->*slot)) return;
+  set_device(b->dev);
+  void* q = b->*slot;
+  b->*slot = nullptr;
+  CUZK_CUDA(cudaFree(q));
+}
+
 cuzk_error_t cuzk_bases_unshift(cuzk_bases_t* b) {
-  return guard("free shift table", [&] {
+  return guard("free shift table", [&] { drop_table(b, &cuzk_bases::shifted); });
+}
+
+cuzk_error_t cuzk_bases_pair(cuzk_bases_t* b) {
+  return guard("pair table", [&] {
     require(b != nullptr, "bases is NULL");
-    if (!b->shifted) return;
     set_device(b->dev);
-    void* q = b->shifted;
-    b->shifted = nullptr;
-    CUZK_CUDA(cudaFree(q));
+    bases_pair(b);
   });
+}
+
+cuzk_error_t cuzk_bases_unpair(cuzk_bases_t* b) {
+  return guard("free pair table", [&] { drop_table(b, &cuzk_bases::pairs); });
 }
 
 cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {
@@ -268,9 +283,11 @@ cuzk_error_t cuzk_bases_free(cuzk_bases_t* b) {
     set_device(b->dev);
     cudaError_t e = cudaFree(b->p);
     cudaError_t e2 = b->shifted ? cudaFree(b->shifted) : cudaSuccess;
+    cudaError_t e3 = b->pairs ? cudaFree(b->pairs) : cudaSuccess;
     delete b;
     if (e != cudaSuccess) throw_cuda(e, "cudaFree", __FILE__, __LINE__);
     if (e2 != cudaSuccess) throw_cuda(e2, "cudaFree", __FILE__, __LINE__);
+    if (e3 != cudaSuccess) throw_cuda(e3, "cudaFree", __FILE__, __LINE__);
   });
 }
 

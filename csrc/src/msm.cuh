@@ -1,11 +1,13 @@
 // Multi-scalar multiplication Σ s_i·P_i on G1 and G2 (Pippenger).
 //
 // msm_t<F> runs G1 with F = fp_lazy_t (coordinates below 2p in registers, below p in
-// memory: field.cuh) and G2 with F = fp2_t. msm_t<F>::invoke runs these steps, one method
-// each, all on the device except the final window combination:
+// memory: field.cuh) and G2 with F = fp2_t. msm_t<F>::run runs these steps, one method
+// each, all on the device except the final window combination (msm_t<F>::collect):
 //  1. classify: every scalar is classified as 0, 1 (Montgomery one) or other;
 //  2. sum_ones: the points with scalar 1 are compacted and summed (XYZZ, mixed
 //     adds, then a tree of XYZZ additions) — Filecoin witnesses are mostly bits;
+//     bases with a pair table (cuzk_bases.pairs: S_k = P_2k + P_2k+1) add S_k
+//     once where scalars 2k and 2k+1 are both 1;
 //  3. digits: the other scalars are converted out of Montgomery form and cut
 //     into signed c-bit digits d ∈ [−2^(c−1), 2^(c−1)]; each nonzero digit gives
 //     a (key = window·2^(c−1) + |d|−1, value = point index | sign<<31) pair.
@@ -30,6 +32,7 @@
 #pragma once
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -153,15 +156,55 @@ struct flag_is {
   __host__ __device__ bool operator()(const uint32_t& i) const { return flags[i] == want; }
 };
 
-// msm_sum_idx: out[t] = Σ P[idx[j]] for j in [tL, tL+L) ∩ [0, m).
+// With a pair table (S_k = P_2k + P_2k+1), the scalars 2k and 2k+1 both 1 are flagged PAIR_HEAD
+// and PAIR_TAIL by msm_pair_flags, and the head's entry in the list of ones is PAIRED | k, the
+// pair's point, in place of the two.
+constexpr uint8_t FLAG_ONE = 1, PAIR_HEAD = 3, PAIR_TAIL = 4;
+constexpr uint32_t PAIRED = 1u << 31;
+
+// msm_pair_flags turns the flags of scalars 2k and 2k+1 < n that are both 1 into PAIR_HEAD and
+// PAIR_TAIL.
+__global__ void msm_pair_flags(uint8_t* __restrict__ flags, uint64_t n) {
+  const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (2 * k + 1 >= n || flags[2 * k] != FLAG_ONE || flags[2 * k + 1] != FLAG_ONE) return;
+  flags[2 * k] = PAIR_HEAD;
+  flags[2 * k + 1] = PAIR_TAIL;
+}
+
+// one_entry is scalar i's entry in the list of ones, PAIRED | i/2 for a pair's head (a CUB
+// select's input, through a transform iterator); one_kept keeps the entries of a pair's head and
+// of a 1 alone (its predicate).
+struct one_entry {
+  const uint8_t* flags;
+  __host__ __device__ uint32_t operator()(const uint32_t& i) const {
+    return flags[i] == PAIR_HEAD ? PAIRED | (i >> 1) : i;
+  }
+};
+struct one_kept {
+  const uint8_t* flags;
+  __host__ __device__ bool operator()(const uint32_t& v) const { return (v & PAIRED) || flags[v] == FLAG_ONE; }
+};
+
+// point_of is the base that scalar i pairs with: i, or with rev_bits ≥ 1 the reversal of i's
+// rev_bits low bits (the scalars of a quotient left in bit-reversed order).
+__device__ __forceinline__ uint32_t point_of(uint32_t i, uint32_t rev_bits) {
+  return rev_bits ? __brev(i) >> (32 - rev_bits) : i;
+}
+
+// msm_sum_idx: out[t] = Σ of the points of entries idx[j] for j in [tL, tL+L) ∩ [0, m): P at
+// point_of(idx[j]), or S at k for PAIRED | k (S, P's pair table, where idx has such entries).
 template <class F>
-__global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, const uint32_t* __restrict__ idx, uint64_t m,
-                            uint32_t L, xyzz_t<F>* __restrict__ out, uint64_t nt) {
+__global__ void MSM_BOUNDS(F) msm_sum_idx(const affine_t<F>* __restrict__ P, const affine_t<F>* __restrict__ S,
+                            const uint32_t* __restrict__ idx, uint64_t m, uint32_t L, uint32_t rev_bits,
+                            xyzz_t<F>* __restrict__ out, uint64_t nt) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nt) return;
   xyzz_t<F> acc = xyzz_t<F>::inf();
   uint64_t end = min(m, (t + 1) * L);
-  for (uint64_t j = t * L; j < end; j++) acc.add_affine(affine_t<F>::load(P + idx[j]));
+  for (uint64_t j = t * L; j < end; j++) {
+    const uint32_t v = idx[j];
+    acc.add_affine(affine_t<F>::load(v & PAIRED ? S + (v & ~PAIRED) : P + point_of(v, rev_bits)));
+  }
   xyzz_t<F>::store(out + t, acc);
 }
 
@@ -181,15 +224,16 @@ __global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uin
 // msm_digits writes, for windows [w0, w1) and compacted scalar j, the pairs of
 // its PARTS parts: part p (the scalar's limbs [8p/PARTS, 8(p+1)/PARTS), each
 // with its own carry) at ((w − w0)·PARTS + p)·m + j, its value the point index
-// with SHIFTED for part 1.
+// (point_of the scalar's) with SHIFTED for part 1.
 template <uint32_t PARTS>
 __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restrict__ idx, uint64_t m, uint32_t c,
-                           uint32_t w0, uint32_t w1, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+                           uint32_t w0, uint32_t w1, uint32_t rev_bits, uint32_t* __restrict__ keys,
+                           uint32_t* __restrict__ vals) {
   static_assert(PARTS == 1 || PARTS == 2, "a scalar is cut in one or two parts");
   constexpr uint32_t LIMBS = 8 / PARTS;
   uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m) return;
-  uint32_t i = idx[j];
+  const uint32_t i = idx[j], pt = point_of(i, rev_bits);
   fr_t x = fr_t::load(s + i).from_mont();
   const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
 #pragma unroll
@@ -220,7 +264,7 @@ __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restric
           vals[o] = 0;
         } else {
           keys[o] = (w << (c - 1)) | (mag - 1);
-          vals[o] = i | table | (neg << 31);
+          vals[o] = pt | table | (neg << 31);
         }
       }
     }
@@ -494,8 +538,8 @@ class msm_timer {
 
 // msm_t<F> is one MSM over the affine points P (device) and the scalars S
 // (device, Montgomery form), n of each, its work enqueued on the stream s.
-// invoke runs the numbered steps above; the members carry what one step hands
-// to the next.
+// run runs the numbered steps above but the host's combination, collect; the
+// members carry what one step hands to the next.
 template <class F>
 class msm_t {
   using X = xyzz_t<F>;
@@ -520,9 +564,11 @@ class msm_t {
 
   const affine_t<F>* P;
   const affine_t<F>* Q;  // P's shift table, 2^128·P_i, or nullptr
+  const affine_t<F>* PS;  // P's pair table, P_2k + P_2k+1, or nullptr (always nullptr with rev_bits ≠ 0)
   const uint32_t parts;  // the parts a scalar is cut into: 2 with Q, else 1
   const fr_t* S;
   const uint64_t n;
+  const uint32_t rev_bits;  // scalar i pairs with point_of(i, rev_bits)
   const cudaStream_t s;
   const uint64_t wave;      // the point kernels' threads the device runs at once
   mutable msm_timer timer;  // the steps' device times, when CUZK_MSM_TIMING is 1
@@ -595,23 +641,36 @@ class msm_t {
   }
 
   // Step 1: ones and others receive the indices of the scalars 1 and of the
-  // other nonzero scalars, n1 and m their counts.
+  // other nonzero scalars, n1 and m their counts; with a pair table, ones has
+  // one entry PAIRED | k for scalars 2k and 2k+1 that are both 1.
   void classify() {
     dbuf_t<uint8_t> flags(n, s);
     msm_classify<<<blocks_for(n, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, flags, n);
     CUZK_LAUNCHED();
+    if (PS) {
+      msm_pair_flags<<<blocks_for(n / 2 + 1, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(flags, n);
+      CUZK_LAUNCHED();
+    }
     timer.mark("classify.flags");
     ones = dbuf_t<uint32_t>(n, s);
     others = dbuf_t<uint32_t>(n, s);
     dbuf_t<unsigned long long> cnts(2, s);
     {
       thrust::counting_iterator<uint32_t> it(0);
+      auto entries = thrust::make_transform_iterator(it, one_entry{flags.p});
       size_t tb1 = 0, tb2 = 0;
-      flag_is p1{flags.p, 1}, p2{flags.p, 2};
-      CUZK_CUDA(cub::DeviceSelect::If(nullptr, tb1, it, ones.p, cnts.p, (int)n, p1, s));
+      flag_is p1{flags.p, FLAG_ONE}, p2{flags.p, 2};
+      one_kept kept{flags.p};
+      auto select_ones = [&](void* tmp, size_t& tb) {
+        if (PS)
+          CUZK_CUDA(cub::DeviceSelect::If(tmp, tb, entries, ones.p, cnts.p, (int)n, kept, s));
+        else
+          CUZK_CUDA(cub::DeviceSelect::If(tmp, tb, it, ones.p, cnts.p, (int)n, p1, s));
+      };
+      select_ones(nullptr, tb1);
       CUZK_CUDA(cub::DeviceSelect::If(nullptr, tb2, it, others.p, cnts.p + 1, (int)n, p2, s));
       dbuf_t<uint8_t> tmp(tb1 > tb2 ? tb1 : tb2, s);
-      CUZK_CUDA(cub::DeviceSelect::If(tmp.p, tb1, it, ones.p, cnts.p, (int)n, p1, s));
+      select_ones(tmp.p, tb1);
       CUZK_CUDA(cub::DeviceSelect::If(tmp.p, tb2, it, others.p, cnts.p + 1, (int)n, p2, s));
     }
     unsigned long long hc[2];
@@ -632,7 +691,7 @@ class msm_t {
     const uint32_t L = (uint32_t)((n1 + chunks - 1) / chunks);
     uint64_t nt = (n1 + L - 1) / L;
     dbuf_t<X> part(nt, s);
-    msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, ones, n1, L, part, nt);
+    msm_sum_idx<F><<<blocks_for(nt, MSM_THREADS), MSM_THREADS, 0, s>>>(P, PS, ones, n1, L, rev_bits, part, nt);
     CUZK_LAUNCHED();
     timer.mark("ones.chunks");
     return sum_tree(std::move(part), nt);
@@ -656,9 +715,9 @@ class msm_t {
   // Step 3: the pairs of windows [w0, w1) to keys and vals, (w1 − w0)·parts·m of each.
   void digits(uint32_t w0, uint32_t w1, uint32_t* keys, uint32_t* vals) const {
     if (parts == 2)
-      msm_digits<2><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, keys, vals);
+      msm_digits<2><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, rev_bits, keys, vals);
     else
-      msm_digits<1><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, keys, vals);
+      msm_digits<1><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, rev_bits, keys, vals);
     CUZK_LAUNCHED();
   }
 
@@ -852,36 +911,48 @@ class msm_t {
     return cur;
   }
 
-  // Step 5, on the host: Σ_w 2^(c·w)·wsum[w] by Horner's rule, plus the sum of
-  // the points with scalar 1, to out in Jacobian form.
-  void collect(const std::vector<X>& wsum, const X& ones_sum, F* out) const {
+  // The window sums are step 5's; the host combines them (collect).
+
+ public:
+  // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr, pairs their pair
+  // table (points[2k] + points[2k+1] at pairs[k]) or nullptr; scalar i pairs with
+  // points[point_of(i, rev_bits)] (checked by the caller: in range for every i < count), and the
+  // pair table serves only rev_bits = 0.
+  msm_t(const affine_t<F>* points, const affine_t<F>* shift, const affine_t<F>* pairs, const fr_t* scalars,
+        uint64_t count, uint32_t rev_bits, cudaStream_t stream)
+      : P(points), Q(shift), PS(rev_bits ? nullptr : pairs), parts(shift ? 2 : 1), S(scalars), n(count),
+        rev_bits(rev_bits), s(stream), wave(wave_threads()), timer(stream) {}
+
+  // sums_t is what an MSM's device steps leave for the host: the window sums (W of them, window
+  // w of weight 2^(c·w)) and the sum of the points with scalar 1.
+  struct sums_t {
+    std::vector<X> wsum;
+    X ones = X::inf();
+    uint32_t c = 0;
+  };
+
+  // Step 5, on the host: Σ_w 2^(c·w)·wsum[w] by Horner's rule, plus the sum of the points with
+  // scalar 1, to out in Jacobian form. It reads no device state, so that a batch combines one
+  // MSM's sums while the device runs the next (msm_batch).
+  static void collect(const sums_t& r, F* out) {
     X total = X::inf();
-    for (int w = (int)W - 1; w >= 0; w--) {
-      for (uint32_t i = 0; i < c; i++) total.dbl();
-      total.add(wsum[w]);
+    for (size_t w = r.wsum.size(); w-- > 0;) {
+      for (uint32_t i = 0; i < r.c; i++) total.dbl();
+      total.add(r.wsum[w]);
     }
-    total.add(ones_sum);
+    total.add(r.ones);
     total.to_jacobian(out);
   }
 
- public:
-  // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr.
-  msm_t(const affine_t<F>* points, const affine_t<F>* shift, const fr_t* scalars, uint64_t count, cudaStream_t stream)
-      : P(points), Q(shift), parts(shift ? 2 : 1), S(scalars), n(count), s(stream), wave(wave_threads()),
-        timer(stream) {}
-
-  // invoke computes the MSM into out (Jacobian, host memory) and waits for the stream.
-  void invoke(F* out) {
-    if (n == 0) {
-      X::inf().to_jacobian(out);
-      return;
-    }
+  // run enqueues steps 1–5 on the stream and waits for them: the sums collect combines.
+  sums_t run() {
+    sums_t r;
+    if (n == 0) return r;
     classify();
     dbuf_t<X> ones_sum;
     if (n1) ones_sum = sum_ones();
     ones.reset();
 
-    std::vector<X> wsum;
     if (m) {
       windows();
       uint32_t Wg = (uint32_t)(BATCH_PAIRS / (parts * m));  // windows per batch
@@ -900,16 +971,17 @@ class msm_t {
         accumulate(dk.Current(), dv.Current(), M);
       }
       dbuf_t<X> sums = reduce();
-      wsum.resize(W);
-      CUZK_CUDA(cudaMemcpyAsync(wsum.data(), sums.p, W * sizeof(X), cudaMemcpyDeviceToHost, s));
+      r.wsum.resize(W);
+      r.c = c;
+      CUZK_CUDA(cudaMemcpyAsync(r.wsum.data(), sums.p, W * sizeof(X), cudaMemcpyDeviceToHost, s));
     }
-    X hones = X::inf();
-    if (n1) CUZK_CUDA(cudaMemcpyAsync(&hones, ones_sum.p, sizeof(X), cudaMemcpyDeviceToHost, s));
+    if (n1) CUZK_CUDA(cudaMemcpyAsync(&r.ones, ones_sum.p, sizeof(X), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA(cudaStreamSynchronize(s));
     CUZK_LAUNCHED();
-    collect(wsum, hones, out);
     timer.report(n, n1, m, c, W);
+    return r;
   }
+
 };
 
 }  // namespace cuzk

@@ -12,6 +12,14 @@ namespace cuzk {
 
 static_assert(NTT_ROOT_LOG == NTT_MAX_LOG, "the twiddle tables must cover the largest transform");
 
+// scaled_by_t is an inverse's table that carries scale·n⁻¹ (ntt_extra's inv_scale ≠ 1).
+struct scaled_by_t {
+  ntt_scale_table kind;
+  uint32_t log_n;
+  fr_t scale;
+  const fr_t* table;
+};
+
 // device_tables are one device's twiddles of ω = ω_{2^28} and ω⁻¹ and the
 // coset powers of the shifts used so far. mu is held while a transform is
 // planned and enqueued, so that the full table is freed only after every
@@ -25,7 +33,9 @@ struct device_tables {
   uint32_t full_log = 0;
   const fr_t* omega_inv_scaled[NTT_ROOT_LOG + 1] = {};       // n⁻¹·ω^(−i), i < 2^14, per log_n (built on first use)
   const fr_t* omega_inv_diag_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω_{2^DIAG_BITS}^(−x), per log_n (likewise)
+  const fr_t* omega_inv_diag2_scaled[NTT_ROOT_LOG + 1] = {};  // n⁻¹·ω_{2^(DIAG_BITS+1)}^(−x), per log_n (likewise)
   const fr_t* psi_inv_scaled[NTT_ROOT_LOG + 1] = {};         // n⁻¹·ω_{2^14}^(−i), i < 2^14, per log_n (likewise)
+  std::vector<scaled_by_t> scaled_by;                        // the first two kinds' tables times another scale
   std::vector<coset_tables> cosets;
   std::vector<void*> allocations;  // owned device tables, freed never (process lifetime)
 };
@@ -98,11 +108,15 @@ static void ntt_tables(device_tables& c) {
     c.omega = make_twiddles(c, w);
     c.omega_inv = make_twiddles(c, w.inverse());
     c.omega_inv.inverse = true;
-    // A pass block of 2^11 elements needs more than the default 48 KiB.
+    // A pass block of 2^11 elements needs more than the default 48 KiB, and so does a ring
+    // pass's (twice the twiddles) of 2^10.
     const int smem = (int)(((1u << PASS_BITS) + (1u << PASS_BITS) / 2) * sizeof(fr_t));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const int ring_smem = (int)((2u << PASS_BITS) * sizeof(fr_t));
+    const auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
+    ntt_each_kernel([&](auto k) {
+      using K = decltype(k);
+      CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<K::dit, K::array, K::ring>, attr, K::ring == RING_NONE ? smem : ring_smem));
+    });
     c.ready = true;
   }
 }
@@ -134,42 +148,57 @@ void ntt_full_table(int dev, uint32_t log_n) {
   c.full_log = want;
 }
 
-// scaled_table fills slot, once, with n⁻¹ times the low (x^i) or, with high, the high
-// (x^(i·2^14)) power table of x, i < 2^14, n = 2^log_n, and returns it; c.mu is held.
-static const fr_t* scaled_table(device_tables& c, const fr_t*& slot, const fr_t& x, bool high, uint32_t log_n) {
+// scaled_table fills slot, once, with f times the low (x^i) or, with high, the high (x^(i·2^14))
+// power table of x, i < 2^14, and returns it; c.mu is held.
+static const fr_t* scaled_table(device_tables& c, const fr_t*& slot, const fr_t& x, bool high, const fr_t& f) {
   if (!slot) {
     std::vector<fr_t> lo, hi;
     pow_table_host(x, lo, hi);
     std::vector<fr_t>& t = high ? hi : lo;
-    const fr_t ninv = ntt_size_inverse(log_n);
-    for (auto& y : t) y = y * ninv;
+    for (auto& y : t) y = y * f;
     slot = (const fr_t*)upload_table(c, t);
   }
   return slot;
 }
 
-// inverse_scaled returns the table that carries n⁻¹ for an inverse of n = 2^log_n without
-// coset (ntt_inverse_scale): the low power table n⁻¹·ω^(−i), or the one-lookup diagonal
-// n⁻¹·ω_{2^DIAG_BITS}^(−x), built on the host; c.mu is held.
-static const fr_t* inverse_scaled(device_tables& c, const ntt_twiddles& T, uint32_t log_n) {
-  if (ntt_inverse_scale(T, log_n) == SCALE_POW_LO)
-    return scaled_table(c, c.omega_inv_scaled[log_n], ntt_root().inverse(), false, log_n);
-  const fr_t*& slot = c.omega_inv_diag_scaled[log_n];
-  if (!slot) {
-    std::vector<fr_t> t(size_t(1) << DIAG_BITS);
-    fr_t step = ntt_root().inverse();  // ω_{2^28}^(−1) → ω_{2^DIAG_BITS}^(−1)
-    for (int i = DIAG_BITS; i < NTT_ROOT_LOG; i++) step = step.sqr();
-    t[0] = ntt_size_inverse(log_n);
+// inverse_scaled returns the table that carries scale·n⁻¹ for an inverse of n = 2^log_n without
+// coset or on the coset ψ with its row factor where psi says (ntt_inverse_scale): the low power
+// table scale·n⁻¹·ω^(−i), or the one-lookup diagonal scale·n⁻¹·ω_{2^DIAG_BITS}^(−x) or
+// scale·n⁻¹·ω_{2^(DIAG_BITS+1)}^(−x), built on the host; c.mu is held. The tables of scale 1
+// have slots of their own, the others are looked up by (kind, log_n, scale).
+static const fr_t* inverse_scaled(device_tables& c, const ntt_twiddles& T, uint32_t log_n, ntt_psi_mode psi,
+                                  const fr_t& scale) {
+  const ntt_scale_table kind = ntt_inverse_scale(T, log_n, psi);
+  const fr_t f = ntt_size_inverse(log_n) * scale;
+  const fr_t* other = nullptr;
+  const bool one = scale == fr_t::one();
+  if (!one) {
+    for (const scaled_by_t& e : c.scaled_by)
+      if (e.kind == kind && e.log_n == log_n && e.scale == scale) return e.table;
+  }
+  const fr_t*& slot = !one ? other
+                      : kind == SCALE_POW_LO ? c.omega_inv_scaled[log_n]
+                      : kind == SCALE_DIAG2  ? c.omega_inv_diag2_scaled[log_n]
+                                             : c.omega_inv_diag_scaled[log_n];
+  if (kind == SCALE_POW_LO) {
+    scaled_table(c, slot, ntt_root().inverse(), false, f);
+  } else if (!slot) {
+    const uint32_t log_order = kind == SCALE_DIAG2 ? DIAG_BITS + 1 : DIAG_BITS;
+    std::vector<fr_t> t(size_t(1) << log_order);
+    fr_t step = ntt_root().inverse();  // ω_{2^28}^(−1) → ω_{2^log_order}^(−1)
+    for (uint32_t i = log_order; i < (uint32_t)NTT_ROOT_LOG; i++) step = step.sqr();
+    t[0] = f;
     for (size_t x = 1; x < t.size(); x++) t[x] = t[x - 1] * step;
     slot = (const fr_t*)upload_table(c, t);
   }
+  if (!one) c.scaled_by.push_back(scaled_by_t{kind, log_n, scale, slot});
   return slot;
 }
 
 // psi_inverse_scaled returns the row table n⁻¹·ω_{2^14}^(−i) of n = 2^log_n (the inverse
 // transform on the coset ntt_psi(log_n)); c.mu is held.
 static const fr_t* psi_inverse_scaled(device_tables& c, uint32_t log_n) {
-  return scaled_table(c, c.psi_inv_scaled[log_n], ntt_root().inverse(), true, log_n);
+  return scaled_table(c, c.psi_inv_scaled[log_n], ntt_root().inverse(), true, ntt_size_inverse(log_n));
 }
 
 // coset_for returns the tables of shift, with inv_scaled[log_n] built; c.mu is held.
@@ -184,71 +213,92 @@ static coset_tables coset_for(device_tables& c, const fr_t& shift, uint32_t log_
     c.cosets.push_back(t);
   }
   coset_tables& t = c.cosets[i];
-  scaled_table(c, t.inv_scaled[log_n], shift.inverse(), false, log_n);
+  scaled_table(c, t.inv_scaled[log_n], shift.inverse(), false, ntt_size_inverse(log_n));
   return t;
 }
 
-void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times,
-             ntt_handoff handoff) {
-  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
-  device_tables& c = tables_for(dev);
-  std::lock_guard<std::mutex> g(c.mu);  // until the passes are enqueued: ntt_full_table
-  ntt_tables(c);
+// plan_for plans the transform cfg of 2^log_n with dev's tables c (c.mu held), building the
+// tables it reads on first use, with x's times and inv_scale (ntt_extra; minus is the chain's).
+static ntt_plan plan_for(device_tables& c, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, const ntt_extra& x) {
   ntt_twiddles om = c.omega, omi = c.omega_inv;
   om.full = omi.full = c.full;
   om.full_log = omi.full_log = c.full_log;
-  bool zero_shift = true;
-  for (int i = 0; i < 4; i++) zero_shift &= cfg.shift[i] == 0;
   const bool inv = cfg.inverse != 0, coset = cfg.coset != 0;
+  require(x.inv_scale == fr_t::one() || (inv && !coset), "ntt: a scale besides n⁻¹ is for an inverse without coset");
+  require(!x.inv_scale.is_zero(), "ntt: the inverse's scale is zero");
   ntt_tables_view v{};
   v.omega = om;
   v.omega_inv = omi;
+  v.inv_scale = x.inv_scale;
   if (coset) {
-    fr_t sh = ntt_default_shift();
-    if (!zero_shift)
-      for (int i = 0; i < 4; i++) {
-        sh.l[2 * i] = (uint32_t)cfg.shift[i];
-        sh.l[2 * i + 1] = (uint32_t)(cfg.shift[i] >> 32);
-      }
+    const fr_t sh = ntt_shift(cfg.shift);
     v.psi = log_n < (uint32_t)NTT_ROOT_LOG && sh == ntt_psi(log_n);
     if (v.psi) {
-      if (inv) v.psi_inv_scaled = psi_inverse_scaled(c, log_n);
+      if (inv && !ntt_psi_ring(log_n, inv)) v.psi_inv_scaled = psi_inverse_scaled(c, log_n);
     } else {
       const coset_tables ct = coset_for(c, sh, log_n);
       v.coset_fwd = ct.fwd;
       v.coset_inv_scaled = pow_table{ct.inv_scaled[log_n], ct.inv.hi};
     }
   }
-  if (ntt_diag_scales_inverse(log_n, inv, coset)) v.omega_inv_scaled = inverse_scaled(c, omi, log_n);
   const bool in_br = cfg.in_bitrev != 0, out_br = cfg.out_bitrev != 0;
-  require(handoff == HANDOFF_NONE || ntt_handoff_fits(log_n), "ntt: no row-factor handoff at this size");
-  require(handoff != HANDOFF_TO_COSET || (inv && !coset && !in_br && out_br),
-          "ntt: only an inverse transform from natural to bit-reversed order hands the coset's row factor on");
-  require(handoff != HANDOFF_FROM_INVERSE || (!inv && coset && v.psi && in_br),
-          "ntt: only a coset transform on ω_{2n} from bit-reversed order takes the row factor handed on");
-  ntt_plan P = plan_ntt(log_n, inv, coset, in_br, out_br, v, handoff);
-  if (times) {
-    ntt_factor& last = P.pass[P.np - 1].args.on_store;
-    require(P.pass[P.np - 1].dit && last.kind == FACTOR_NONE && !P.bitrev_after,
-            "ntt: a product by another array needs a transform from bit-reversed to natural order whose "
-            "last pass stores its output unscaled");
-    last.kind = FACTOR_ARRAY;
-    last.lo = times;
+  if (ntt_diag_scales_inverse(log_n, inv, coset, v.psi))
+    v.omega_inv_scaled = inverse_scaled(c, omi, log_n, coset ? ntt_psi_mode_of(inv, in_br) : PSI_NONE, x.inv_scale);
+  ntt_plan P = plan_ntt(log_n, inv, coset, in_br, out_br, v);
+  require(!x.times || ntt_set_times(P, x.times),
+          "ntt: a product by another array needs a transform from bit-reversed to natural order whose "
+          "last pass stores its output unscaled");
+  return P;
+}
+
+// ntt_sub_array sets a[i] −= b[i] for i < n (ntt_extra's minus where no pass can take it).
+__global__ void ntt_sub_array(fr_t* __restrict__ a, const fr_t* __restrict__ b, uint64_t n) {
+  const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) fr_t::store(a + i, fr_t::load(a + i) - fr_t::load(b + i));
+}
+
+// launch_pass enqueues the pass kernel that runs l (ntt_each_kernel) on d.
+static void launch_pass(const ntt_launch& l, fr_t* d, cudaStream_t s) {
+  ntt_each_kernel([&](auto k) {
+    using K = decltype(k);
+    if (K::runs(l)) ntt_pass<K::dit, K::array, K::ring><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  });
+  CUZK_LAUNCHED();
+}
+
+void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const ntt_extra* extras,
+                   uint32_t count, cudaStream_t s) {
+  require(log_n >= 1 && log_n <= NTT_MAX_LOG, "ntt: log_n must be in [1, 28], got " + std::to_string(log_n));
+  require(count >= 1 && count <= NTT_CHAIN_MAX, "ntt: a chain of 1 to " + std::to_string(NTT_CHAIN_MAX) +
+                                                     " transforms, got " + std::to_string(count));
+  const ntt_extra none{};
+  for (uint32_t t = 0; t + 1 < count && extras; t++)
+    require(!extras[t].minus, "ntt: an array subtracted from a transform's output ends its chain");
+  device_tables& c = tables_for(dev);
+  std::lock_guard<std::mutex> g(c.mu);  // until the passes are enqueued: ntt_full_table
+  ntt_tables(c);
+  ntt_plan plans[NTT_CHAIN_MAX];
+  for (uint32_t t = 0; t < count; t++) plans[t] = plan_for(c, log_n, cfgs[t], extras ? extras[t] : none);
+  const fr_t* minus = extras ? extras[count - 1].minus : nullptr;
+  const bool minus_after = minus && !ntt_set_minus(plans[count - 1], minus);
+  for (uint32_t t = 0; t < count; t++) {
+    for (uint32_t i = 0; i < plans[t].np; i++) launch_pass(plans[t].pass[i], d, s);
+    if (plans[t].bitrev_after) {
+      bitrev_enqueue(d, log_n, bitrev_copy{d}, s);
+      CUZK_LAUNCHED();
+    }
   }
-  for (uint32_t i = 0; i < P.np; i++) {
-    const ntt_launch& l = P.pass[i];
-    if (l.dit && l.args.on_store.kind == FACTOR_ARRAY)
-      ntt_pass<true, true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    else if (l.dit)
-      ntt_pass<true><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
-    else
-      ntt_pass<false><<<l.blocks, l.threads, l.smem, s>>>(d, l.args);
+  if (minus_after) {
+    const uint64_t n = 1ull << log_n;
+    ntt_sub_array<<<elementwise_blocks(log_n), ELEMENTWISE_THREADS, 0, s>>>(d, minus, n);
     CUZK_LAUNCHED();
   }
-  if (P.bitrev_after) {
-    bitrev_enqueue(d, log_n, bitrev_copy{d}, s);
-    CUZK_LAUNCHED();
-  }
+}
+
+void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s, const fr_t* times) {
+  ntt_extra x;
+  x.times = times;
+  ntt_run_chain(dev, d, log_n, &cfg, &x, 1, s);
 }
 
 }  // namespace cuzk

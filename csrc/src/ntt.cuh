@@ -19,7 +19,9 @@
 // diagonal on a store (in DIF that of its own pass, in DIT that of the pass
 // launched next), the coset shift g^j on the load of the transform's first
 // pass and n⁻¹ (times g^(−j) on a coset) on the store of its last pass — or,
-// without coset, in the table of a twiddle diagonal; a pass never needs two
+// without coset and on the coset ω_{2n}, in the table of a twiddle diagonal
+// (the ω_{2n} coset's own factor then inside one pass's butterflies,
+// ntt_ring); a pass never needs two
 // of them on the same side. The diagonal of the whole array takes two lookups
 // and a product, or one lookup where the device keeps a table of its own
 // (ntt_twiddles.full). A bit reversal, when the requested order asks for one,
@@ -157,6 +159,18 @@ inline fr_t ntt_default_shift() {
   return r;
 }
 
+// ntt_shift returns the coset shift of cuzk_ntt_cfg_t's shift words (Montgomery form, 64-bit
+// words, low first), or gnark's 7 (ntt_default_shift) when they are all zero.
+inline fr_t ntt_shift(const uint64_t w[4]) {
+  if ((w[0] | w[1] | w[2] | w[3]) == 0) return ntt_default_shift();
+  fr_t g;
+  for (int i = 0; i < 4; i++) {
+    g.l[2 * i] = (uint32_t)w[i];
+    g.l[2 * i + 1] = (uint32_t)(w[i] >> 32);
+  }
+  return g;
+}
+
 // pow_table_host fills lo[i] = x^i and hi[i] = x^(i·2^14), i < 2^14.
 inline void pow_table_host(const fr_t& x, std::vector<fr_t>& lo, std::vector<fr_t>& hi) {
   const size_t S = size_t(1) << POW_BITS;
@@ -190,7 +204,13 @@ __device__ __forceinline__ fr_t pow_lookup(const pow_table& t, uint32_t e) {
 //     own (in DIT, on the store of the pass launched before it);
 //   - INDEX: its natural index j: the position, or with bitrev the position's
 //     bit reversal over log_n bits.
-enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_ARRAY, FACTOR_GRID, FACTOR_INDEX };
+// FACTOR_ARRAY multiplies element i by lo[i]; FACTOR_MINUS_ARRAY is no factor but the
+// subtraction of lo[i] (the store of a transform's last pass: ntt_set_minus).
+enum ntt_factor_kind : uint32_t { FACTOR_NONE, FACTOR_CONST, FACTOR_ARRAY, FACTOR_GRID, FACTOR_INDEX, FACTOR_MINUS_ARRAY };
+
+// factor_reads_array says whether a factor of kind k reads another array: the kernels built
+// with ARRAY = k apply it (ntt_pass).
+CUZK_HD bool factor_reads_array(uint32_t k) { return k == FACTOR_ARRAY || k == FACTOR_MINUS_ARRAY; }
 struct ntt_factor {
   uint32_t kind, shift, lo_bits;
   uint32_t hi_mask = ~0u;
@@ -272,6 +292,22 @@ __device__ __forceinline__ void butterfly(fr_t& u, fr_t& v, const fr_t& w, bool 
   }
 }
 
+// ntt_ring is how a pass's K-point DFTs take the ω_{2n} coset's row factor
+// ω_{2K}^(i), i the natural index of the DFT's input (RING_TREE) or output
+// (RING_ODD) row: none (plain DFTs, the row factor if any on a load or store),
+// or inside their butterflies, where the DFT becomes a negacyclic one (every
+// stage with products, none on the factor itself):
+//   RING_ODD: the stage of half H pairs offset x < H under ω_{4H}^(2x+1) =
+//     ω_{2K}^((2x+1)·2^τ) (τ the stage): Cooley–Tukey from bit-reversed input
+//     (the DFT of the row-scaled natural input, F·T·B), transposed
+//     Gentleman–Sande from natural input (B·T·F, the output scaled);
+//   RING_TREE: the stage splits each node ν (the row's top τ bits) of the
+//     remainder tree of X^K + 1 by ζ = ω_{2K}^((2·rev_τ(ν)+1)·H): Cooley–Tukey
+//     from natural input (B·F·T), transposed Gentleman–Sande from bit-reversed
+//     input (T·F·B).
+// The twiddles are ω_{2K}^e, e < K (twice the plain table's K/2 entries).
+enum ntt_ring : uint32_t { RING_NONE, RING_ODD, RING_TREE };
+
 // ntt_pass_args are one pass's parameters: the pass starts at stage s0 of the
 // log_n stages and runs k of them; a block holds G = 2^lg columns of K = 2^k
 // elements; tw = pow.hi of ω (ω_K^e = tw[e << (POW_BITS − k)]); on_load and
@@ -299,16 +335,22 @@ struct ntt_block {
   __device__ __forceinline__ fr_t twiddle(uint32_t x, bool global) const {
     return global ? fr_t::load(p->tw + (x << (POW_BITS - p->k))) : sh[K * G + x];
   }
-  // apply returns x·F(e) for element e at position pos; FACTOR_ARRAY only in the kernels built
-  // WITH_ARRAY (the others keep its code out of their body). A GRID factor takes its column and
+  // ring_twiddle returns ω_{2K}^e (e < K), likewise: the shared table of a ring pass holds K.
+  __device__ __forceinline__ fr_t ring_twiddle(uint32_t e, bool global) const {
+    return global ? fr_t::load(p->tw + (e << (POW_BITS - 1 - p->k))) : sh[K * G + e];
+  }
+  // apply returns x·F(e) for element e at position pos (x − F.lo[pos] for FACTOR_MINUS_ARRAY);
+  // an array factor only in the kernels built with ARRAY its kind (the others keep its code out
+  // of their body). A GRID factor takes its column and
   // row from the position in DIT, where the diagonals ride on the pass before their own, and from
   // the block's geometry in DIF, where every factor is its own pass's (the DIF kernel measured
   // 1.5 % slower with the position's arithmetic).
-  template <bool DIT, bool WITH_ARRAY>
+  template <bool DIT, uint32_t ARRAY>
   __device__ __forceinline__ fr_t apply(const ntt_factor& F, fr_t x, uint32_t e, uint64_t pos) const {
     if (F.kind == FACTOR_NONE) return x;
+    if (ARRAY == FACTOR_MINUS_ARRAY && F.kind == FACTOR_MINUS_ARRAY) return x - fr_t::load(F.lo + pos);
     fr_t f = F.c;
-    if (WITH_ARRAY && F.kind == FACTOR_ARRAY) {
+    if (ARRAY == FACTOR_ARRAY && F.kind == FACTOR_ARRAY) {
       f = fr_t::load(F.lo + pos);
     } else if (F.kind != FACTOR_CONST) {
       uint32_t ex;
@@ -339,12 +381,12 @@ struct ntt_block {
   template <bool DIT>
   __device__ __forceinline__ fr_t load(uint32_t e) const {
     const uint64_t pos = gpos(e);
-    return apply<DIT, false>(p->on_load, fr_t::load(a + pos), e, pos);
+    return apply<DIT, FACTOR_NONE>(p->on_load, fr_t::load(a + pos), e, pos);
   }
-  template <bool DIT, bool WITH_ARRAY>
+  template <bool DIT, uint32_t ARRAY>
   __device__ __forceinline__ void store(uint32_t e, fr_t x) const {
     const uint64_t pos = gpos(e);
-    fr_t::store(a + pos, apply<DIT, WITH_ARRAY>(p->on_store, x, e, pos));
+    fr_t::store(a + pos, apply<DIT, ARRAY>(p->on_store, x, e, pos));
   }
 };
 
@@ -356,11 +398,15 @@ struct ntt_block {
 // No product is spent on a stage of half 1 (t+r = k−1) nor, when S = 1, on
 // offset x = 0. DIF runs the stages up, DIT down with Cooley–Tukey
 // butterflies. first: the elements come from global memory (load), last:
-// they go back there (store, which takes FACTOR_ARRAY when WITH_ARRAY).
-template <bool DIT, int R, bool WITH_ARRAY>
+// they go back there (store, which takes the array factor of kind ARRAY). A
+// ring pass (RING ≠ RING_NONE) takes every pair's twiddle from ntt_ring's
+// rule and skips none; RING_TREE swaps the butterflies (Cooley–Tukey up,
+// Gentleman–Sande down).
+template <bool DIT, int R, uint32_t ARRAY, uint32_t RING>
 __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool first, bool last, uint32_t tid,
                                            uint32_t nt) {
   constexpr uint32_t U = 1u << R;
+  constexpr bool CT = DIT != (RING == RING_TREE);  // Cooley–Tukey butterflies
   const uint32_t lg = B.p->lg, lh = B.p->k - 1 - t;  // log2 of stage t's half, ≥ R − 1
   const uint32_t ls = lh + 1 - R, S = 1u << ls;
   for (uint32_t b = tid; b < B.K * B.G / U; b += nt) {
@@ -370,7 +416,8 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
     const uint32_t e0 = (i1 << lg) + g, step = S << lg;
     fr_t x[U];
 #pragma unroll
-    for (uint32_t m = 0; m < U; m++) x[m] = first ? B.template load<DIT>(e0 + m * step) : B.sh[e0 + m * step];
+    for (uint32_t m = 0; m < U; m++)
+      x[m] = first ? B.template load<DIT>(e0 + m * step) : B.sh[e0 + m * step];
 #pragma unroll
     for (int rr = 0; rr < R; rr++) {
       const int r = DIT ? R - 1 - rr : rr;
@@ -384,16 +431,24 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
       for (uint32_t m = 0; m < U; m++) {
         if (m & hm) continue;
         const uint32_t c = m & (hm - 1);
-        if (mul && (ls > 0 || c != 0))
+        if (RING == RING_ODD) {
+          const uint32_t off = (c << ls) + j;  // the pair's offset in its half
+          butterfly<CT>(x[m], x[m + hm], B.ring_twiddle(((off << 1) | 1) << (t + r), first), true);
+        } else if (RING == RING_TREE) {
+          // The node's reversal is the low t + r bits of the row's reversal over k bits.
+          const uint32_t node_rev = (__brev(i1 + m * S) >> (32 - B.p->k)) & ((1u << (t + r)) - 1);
+          butterfly<CT>(x[m], x[m + hm], B.ring_twiddle(((node_rev << 1) | 1) << (lh - r), first), true);
+        } else if (mul && (ls > 0 || c != 0)) {
           butterfly<DIT>(x[m], x[m + hm], B.twiddle(((c << ls) + j) << (t + r), first), true);
-        else
+        } else {
           butterfly<DIT>(x[m], x[m + hm], fr_t::one(), false);
+        }
       }
     }
 #pragma unroll
     for (uint32_t m = 0; m < U; m++) {
       if (last)
-        B.template store<DIT, WITH_ARRAY>(e0 + m * step, x[m]);
+        B.template store<DIT, ARRAY>(e0 + m * step, x[m]);
       else
         B.sh[e0 + m * step] = x[m];
     }
@@ -407,9 +462,10 @@ __device__ __forceinline__ void radix_step(const ntt_block& B, uint32_t t, bool 
 // step of fewer stages is the one that holds stage 0, so that the step of
 // the last stages keeps spacing S = 1, where the twiddles of 1 are the same
 // for every thread and cost no product (k = 9 in radix 4: 3.75 products an
-// element instead of 4 with the short step last). WITH_ARRAY: the last store
-// may multiply by another array (FACTOR_ARRAY).
-template <bool DIT, bool WITH_ARRAY = false>
+// element instead of 4 with the short step last). ARRAY: the kind of array factor
+// the last store may apply (FACTOR_NONE, FACTOR_ARRAY or FACTOR_MINUS_ARRAY). RING: the DFTs' ntt_ring
+// (shared memory then (G·K + K) elements).
+template <bool DIT, uint32_t ARRAY = FACTOR_NONE, uint32_t RING = RING_NONE>
 __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass_args& p, uint64_t bid,
                                                uint32_t tid, uint32_t nt) {
   ntt_block B;
@@ -434,7 +490,9 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
   const uint32_t steps = (p.k + RADIX_BITS - 1) / RADIX_BITS;
   const uint32_t lead = p.k - (steps - 1) * RADIX_BITS;  // stages of the step that holds stage 0
   // The shared twiddles are first read by the second step, after the first barrier.
-  if (steps > 1)
+  if (steps > 1 && RING != RING_NONE)
+    for (uint32_t e = tid; e < B.K; e += nt) sh[B.K * B.G + e] = fr_t::load(p.tw + (e << (POW_BITS - 1 - p.k)));
+  else if (steps > 1)
     for (uint32_t e = tid; e < B.K / 2; e += nt) sh[B.K * B.G + e] = fr_t::load(p.tw + (e << (POW_BITS - p.k)));
   for (uint32_t s = 0; s < steps; s++) {
     if (s > 0) __syncthreads();
@@ -443,11 +501,11 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
     const uint32_t R = c == 0 ? lead : RADIX_BITS;
     const bool first = s == 0, last = s + 1 == steps;
     if (R == 1)
-      radix_step<DIT, 1, WITH_ARRAY>(B, t, first, last, tid, nt);
+      radix_step<DIT, 1, ARRAY, RING>(B, t, first, last, tid, nt);
     else if (R == 2 || RADIX_BITS == 2)
-      radix_step<DIT, 2, WITH_ARRAY>(B, t, first, last, tid, nt);
+      radix_step<DIT, 2, ARRAY, RING>(B, t, first, last, tid, nt);
     else
-      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2), WITH_ARRAY>(B, t, first, last, tid, nt);
+      radix_step<DIT, (RADIX_BITS > 2 ? 3 : 2), ARRAY, RING>(B, t, first, last, tid, nt);
   }
 }
 
@@ -455,11 +513,11 @@ __device__ __forceinline__ void ntt_pass_block(fr_t* sh, fr_t* a, const ntt_pass
 constexpr int PASS_MIN_BLOCKS = CUZK_NTT_BLOCKS * 256 / PASS_THREADS > 0 ? CUZK_NTT_BLOCKS * 256 / PASS_THREADS : 1;
 
 #if defined(__CUDACC__)  // csrc/emu calls ntt_pass_block with a host array as the shared memory
-template <bool DIT, bool WITH_ARRAY = false>
+template <bool DIT, uint32_t ARRAY = FACTOR_NONE, uint32_t RING = RING_NONE>
 __global__ void __launch_bounds__(PASS_THREADS, PASS_MIN_BLOCKS)
     ntt_pass(fr_t* __restrict__ a, ntt_pass_args p) {
   extern __shared__ fr_t ntt_sh[];
-  ntt_pass_block<DIT, WITH_ARRAY>(ntt_sh, a, p, blockIdx.x, threadIdx.x, blockDim.x);
+  ntt_pass_block<DIT, ARRAY, RING>(ntt_sh, a, p, blockIdx.x, threadIdx.x, blockDim.x);
 }
 #endif
 
@@ -553,6 +611,7 @@ void bitrev_enqueue(fr_t* a, uint32_t log_n, Src src, cudaStream_t s) {
 // ntt_launch is one pass kernel launch of a plan.
 struct ntt_launch {
   bool dit;
+  ntt_ring ring;  // the kernel's DFTs (ntt_pass<dit, array, ring>)
   ntt_pass_args args;
   unsigned blocks, threads;
   size_t smem;  // bytes
@@ -649,7 +708,8 @@ inline ntt_factor row_factor(const fr_t* tab, uint32_t log_m, uint32_t k, bool b
 //     output row x keeps ω_{2K}^(x). Inverse DIF (times n⁻¹ on the last store),
 //     and (transposed) forward DIT, on its first pass's load.
 // The coset then costs one product an element (the row factor) instead of two
-// (the two-lookup power g^j and the product by it).
+// (the two-lookup power g^j and the product by it), or with ntt_ring, where the
+// row's pass becomes negacyclic, 0.75 of a product (ntt_psi_ring).
 enum ntt_psi_mode : uint32_t { PSI_NONE, PSI_PRE, PSI_POST };
 
 // make_ntt_plan plans a transform with the powers T of ω (ω⁻¹ for the
@@ -667,10 +727,12 @@ enum ntt_psi_mode : uint32_t { PSI_NONE, PSI_PRE, PSI_POST };
 // table of the diagonal of the whole array, or of the second DIF pass's when
 // T.full serves the first (ntt_inverse_scale says which table that is): a
 // table c·ω^i scales every element by c. psi makes the diagonals those of the
-// ω_{2n} coset: the first pass's (PSI_PRE) or every pass's (PSI_POST).
+// ω_{2n} coset: the first pass's (PSI_PRE) or every pass's (PSI_POST). ring,
+// when not RING_NONE, is the DFTs of the first DIF pass (PSI_PRE) or of the
+// last (PSI_POST), which then take the coset's row factor (ntt_ring).
 inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, const ntt_twiddles& T,
                               const ntt_factor& first_load, const ntt_factor& last_store, const fr_t* scaled,
-                              ntt_psi_mode psi) {
+                              ntt_psi_mode psi, ntt_ring ring = RING_NONE) {
   ntt_plan P;
   const bool dit = in_bitrev;
   const uint32_t np = pass_count(log_n);
@@ -700,6 +762,7 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
     const uint32_t GK = 1u << (k + lg);
     ntt_launch& l = P.pass[pi];
     l.dit = dit;
+    l.ring = ring != RING_NONE && p == (psi == PSI_PRE ? 0 : np - 1) ? ring : RING_NONE;
     l.args = ntt_pass_args{log_n, s0, k, lg, T.pow.hi, none, none};
     l.args.on_store = dit ? (p > 0 ? diag[p - 1] : none) : diag[p];
     // The last pass launched (DIF pass np − 1, DIT pass 0) stores no diagonal, so none is replaced here.
@@ -708,7 +771,7 @@ inline ntt_plan make_ntt_plan(uint32_t log_n, bool in_bitrev, bool out_bitrev, c
     l.threads = (GK >> RADIX_BITS) < (uint32_t)PASS_THREADS ? (GK >> RADIX_BITS) : PASS_THREADS;
     if (l.threads == 0) l.threads = 1;
     l.blocks = (unsigned)((1ull << log_n) / GK);
-    l.smem = (GK + (1u << k) / 2) * sizeof(fr_t);
+    l.smem = (GK + (l.ring != RING_NONE ? (1u << k) : (1u << k) / 2)) * sizeof(fr_t);
   }
   P.bitrev_after = !dit != out_bitrev;
   return P;
@@ -723,42 +786,41 @@ struct ntt_tables_view {
   pow_table coset_inv_scaled;    // low table n⁻¹·g^(−i), high table g^(−i·2^14) (inverse coset)
   bool psi;                      // the coset shift is ntt_psi(log_n)
   const fr_t* psi_inv_scaled;    // n⁻¹·ω_{2^14}^(−i), i < 2^14: the inverse's row factor on the ψ coset
+  fr_t inv_scale = fr_t::one();  // an inverse without coset scales by inv_scale·n⁻¹ (omega_inv_scaled's
+                                 // table then carries it too): 1 but in the quotient (ntt_extra)
 };
 
-// ntt_handoff moves the row factor of a forward transform R→N on the coset
-// ψ·⟨ω⟩, which its first pass applies as it reads, to the inverse transform
-// N→R whose output it reads (the quotient's a and b): HANDOFF_TO_COSET makes
-// that inverse multiply its output by the factor as its last pass stores,
-// HANDOFF_FROM_INVERSE makes the coset transform take its input as already
-// scaled. At 2^27 the factor costs 2.7 ms on a DIT first load and 1.8 ms on
-// a DIF last store. Both sides need ntt_handoff_fits.
-enum ntt_handoff : uint32_t { HANDOFF_NONE, HANDOFF_TO_COSET, HANDOFF_FROM_INVERSE };
+// ntt_psi_mode_of is the place of a ψ-coset transform's row factor: the
+// first DIF pass's input (forward DIF, inverse DIT) or the last's output.
+inline ntt_psi_mode ntt_psi_mode_of(bool inverse, bool in_bitrev) { return inverse == in_bitrev ? PSI_PRE : PSI_POST; }
 
-// ntt_diag_scales_inverse says whether an inverse transform without coset
-// applies n⁻¹ through a twiddle diagonal's table (ntt_inverse_scale: no
-// product of its own) instead of a product on the last store: when the whole
-// array is a pass's sub-transform with a diagonal larger than the one-lookup
-// table.
-inline bool ntt_diag_scales_inverse(uint32_t log_n, bool inverse, bool coset) {
-  return inverse && !coset && log_n > (uint32_t)DIAG_BITS && log_n > (uint32_t)PASS_BITS;
+// ntt_diag_scales_inverse says whether an inverse transform, without coset or
+// on the coset ψ, applies n⁻¹ through a twiddle diagonal's table
+// (ntt_inverse_scale: no product of its own) instead of a product on the last
+// store: when the whole array is a pass's sub-transform with a diagonal larger
+// than the one-lookup table.
+inline bool ntt_diag_scales_inverse(uint32_t log_n, bool inverse, bool coset, bool psi) {
+  return inverse && (!coset || psi) && log_n > (uint32_t)DIAG_BITS && log_n > (uint32_t)PASS_BITS;
+}
+
+// ntt_psi_ring says whether a transform of 2^log_n on the coset ψ takes the
+// row factor inside a pass's DFTs (ntt_ring): it has two passes or more, and
+// an inverse's n⁻¹ rides on a diagonal (the row factor carried it before).
+inline bool ntt_psi_ring(uint32_t log_n, bool inverse) {
+  return log_n > (uint32_t)PASS_BITS && (!inverse || ntt_diag_scales_inverse(log_n, true, true, true));
 }
 
 // ntt_scale_table names the table that carries n⁻¹ in an inverse transform
-// without coset for which ntt_diag_scales_inverse holds: the low power table
-// n⁻¹·ω^(−i), i < 2^14, of a two-lookup diagonal (the whole array's, or the
-// second pass's in builds with a small DIAG_BITS), or, when T.full serves the
-// whole array's diagonal, the one-lookup table n⁻¹·ω_{2^DIAG_BITS}^(−x) of
-// the second pass's.
-enum ntt_scale_table : uint32_t { SCALE_POW_LO, SCALE_DIAG };
-inline ntt_scale_table ntt_inverse_scale(const ntt_twiddles& T, uint32_t log_n) {
-  return ntt_full_serves(T, log_n) && log_n - pass_bits(log_n, 0) <= (uint32_t)DIAG_BITS ? SCALE_DIAG : SCALE_POW_LO;
-}
-
-// ntt_handoff_fits says whether a transform of 2^log_n may take part in a
-// handoff: ψ = ω_{2n} exists, and the inverse's last store is free (n⁻¹ rides
-// on its diagonal).
-inline bool ntt_handoff_fits(uint32_t log_n) {
-  return log_n < (uint32_t)NTT_ROOT_LOG && ntt_diag_scales_inverse(log_n, true, false);
+// for which ntt_diag_scales_inverse holds: the low power table n⁻¹·ω^(−i),
+// i < 2^14, of a two-lookup diagonal (the whole array's, or the second pass's
+// in builds with a small DIAG_BITS), or, when T.full serves the whole array's
+// diagonal, the one-lookup table of the second pass's: n⁻¹·ω_{2^DIAG_BITS}^(−x)
+// (SCALE_DIAG), or on the coset ψ with the output's row factor (PSI_POST,
+// whose diagonals are all ω_{2M}'s) n⁻¹·ω_{2^(DIAG_BITS+1)}^(−x) (SCALE_DIAG2).
+enum ntt_scale_table : uint32_t { SCALE_POW_LO, SCALE_DIAG, SCALE_DIAG2 };
+inline ntt_scale_table ntt_inverse_scale(const ntt_twiddles& T, uint32_t log_n, ntt_psi_mode psi) {
+  if (!ntt_full_serves(T, log_n) || log_n - pass_bits(log_n, 0) > (uint32_t)DIAG_BITS) return SCALE_POW_LO;
+  return psi == PSI_POST ? SCALE_DIAG2 : SCALE_DIAG;
 }
 
 // psi_row_factor is the row factor of a transform of 2^log_n on the coset ψ
@@ -770,36 +832,94 @@ inline ntt_factor psi_row_factor(const fr_t* tab, uint32_t log_n, ntt_psi_mode p
   return row_factor(tab, psi == PSI_PRE ? log_n : k, k, psi == PSI_POST);
 }
 
-// plan_ntt plans the transform of cuzk_ntt_cfg_t's flags with the tables v;
-// handoff (checked by the caller against ntt_handoff_fits and the flags) is
-// HANDOFF_TO_COSET only for an inverse N→R without coset, HANDOFF_FROM_INVERSE
-// only for a forward coset R→N on ψ.
+// plan_ntt plans the transform of cuzk_ntt_cfg_t's flags with the tables v.
 inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitrev, bool out_bitrev,
-                         const ntt_tables_view& v, ntt_handoff handoff = HANDOFF_NONE) {
+                         const ntt_tables_view& v) {
   const bool dit = in_bitrev;
   const ntt_twiddles& T = inverse ? v.omega_inv : v.omega;
   const ntt_factor none{};
   if (coset && v.psi) {
-    // The row factor is the first DIF pass's (PSI_PRE) or the last's (PSI_POST): on the first
-    // launched pass's load in forward DIF and DIT, on the last launched pass's store in inverse.
-    const ntt_psi_mode psi = inverse == dit ? PSI_PRE : PSI_POST;
+    // The row factor is the first DIF pass's (PSI_PRE) or the last's (PSI_POST): inside that
+    // pass's DFTs where ntt_psi_ring holds (an inverse's n⁻¹ then on a diagonal's table), else on
+    // the first launched pass's load in forward DIF and DIT, on the last launched pass's store
+    // in inverse.
+    const ntt_psi_mode psi = ntt_psi_mode_of(inverse, dit);
+    if (ntt_psi_ring(log_n, inverse))
+      return make_ntt_plan(log_n, dit, out_bitrev, T, none, none, inverse ? v.omega_inv_scaled : nullptr, psi,
+                           psi == PSI_PRE ? RING_TREE : RING_ODD);
     const ntt_factor row = psi_row_factor(inverse ? v.psi_inv_scaled : T.pow.hi, log_n, psi);
-    const ntt_factor first = inverse || handoff == HANDOFF_FROM_INVERSE ? none : row;
-    return make_ntt_plan(log_n, dit, out_bitrev, T, first, inverse ? row : none, nullptr, psi);
+    return make_ntt_plan(log_n, dit, out_bitrev, T, inverse ? none : row, inverse ? row : none, nullptr, psi);
   }
   // j's order: the input's on the first load, the passes' output order
   // (bit-reversed after DIF) on the last store.
   ntt_factor first{}, last{};
   const fr_t* scaled = nullptr;
-  if (handoff == HANDOFF_TO_COSET) last = psi_row_factor(v.omega.pow.hi, log_n, PSI_POST);
   if (!inverse && coset) first = index_factor(v.coset_fwd, dit);
   if (inverse && coset)
     last = index_factor(v.coset_inv_scaled, !dit);
-  else if (ntt_diag_scales_inverse(log_n, inverse, coset))
+  else if (ntt_diag_scales_inverse(log_n, inverse, coset, false))
     scaled = v.omega_inv_scaled;
   else if (inverse)
-    last = const_factor(ntt_size_inverse(log_n));
+    last = const_factor(ntt_size_inverse(log_n) * (coset ? fr_t::one() : v.inv_scale));
   return make_ntt_plan(log_n, dit, out_bitrev, T, first, last, scaled, PSI_NONE);
 }
+
+// ntt_set_times makes P's last pass multiply each output by times[i] as it stores it
+// (FACTOR_ARRAY): only where that pass is a plain DIT one (bit-reversed to natural order) whose
+// store has no factor of its own and no bit reversal follows. Returns false otherwise.
+inline bool ntt_set_times(ntt_plan& P, const fr_t* times) {
+  ntt_launch& l = P.pass[P.np - 1];
+  if (!l.dit || l.ring != RING_NONE || l.args.on_store.kind != FACTOR_NONE || P.bitrev_after) return false;
+  l.args.on_store.kind = FACTOR_ARRAY;
+  l.args.on_store.lo = times;
+  return true;
+}
+
+// ntt_kernel_t names one pass kernel's template arguments (ntt_pass<DIT, ARRAY, RING>).
+template <bool DIT, uint32_t ARRAY, uint32_t RING>
+struct ntt_kernel_t {
+  static constexpr bool dit = DIT;
+  static constexpr uint32_t array = ARRAY;
+  static constexpr uint32_t ring = RING;
+  // runs says whether this is the kernel that runs l.
+  static bool runs(const ntt_launch& l) {
+    const uint32_t k = l.args.on_store.kind;
+    return dit == l.dit && array == (factor_reads_array(k) ? k : (uint32_t)FACTOR_NONE) && ring == l.ring;
+  }
+};
+
+// ntt_each_kernel calls f(ntt_kernel_t<…>{}) for every pass kernel a plan may launch, so that the
+// kernels are listed once: ntt.cu sets their shared-memory limits and launches the one that
+// runs a pass from it, csrc/emu runs that one's block function.
+template <class F>
+void ntt_each_kernel(F&& f) {
+  f(ntt_kernel_t<false, FACTOR_NONE, RING_NONE>{});
+  f(ntt_kernel_t<true, FACTOR_NONE, RING_NONE>{});
+  f(ntt_kernel_t<true, FACTOR_ARRAY, RING_NONE>{});
+  f(ntt_kernel_t<false, FACTOR_NONE, RING_ODD>{});
+  f(ntt_kernel_t<false, FACTOR_NONE, RING_TREE>{});
+  f(ntt_kernel_t<true, FACTOR_NONE, RING_ODD>{});
+  f(ntt_kernel_t<true, FACTOR_NONE, RING_TREE>{});
+  f(ntt_kernel_t<false, FACTOR_MINUS_ARRAY, RING_ODD>{});
+}
+
+// ntt_set_minus makes P's last pass subtract minus[i] from each output as it stores it
+// (FACTOR_MINUS_ARRAY): where that pass's store has no factor of its own, no bit reversal follows
+// and a kernel (ntt_each_kernel) runs such a pass — the inverse transform on the coset ω_{2n}
+// from natural order, whose last pass is a RING_ODD one. Returns false otherwise.
+inline bool ntt_set_minus(ntt_plan& P, const fr_t* minus) {
+  ntt_launch& l = P.pass[P.np - 1];
+  if (l.args.on_store.kind != FACTOR_NONE || P.bitrev_after) return false;
+  ntt_launch with = l;
+  with.args.on_store.kind = FACTOR_MINUS_ARRAY;
+  with.args.on_store.lo = minus;
+  bool kernel = false;
+  ntt_each_kernel([&](auto k) { kernel = kernel || decltype(k)::runs(with); });
+  if (kernel) l = with;
+  return kernel;
+}
+
+// NTT_CHAIN_MAX is the longest chain ntt_run_chain runs (the quotient's a: three transforms).
+constexpr uint32_t NTT_CHAIN_MAX = 3;
 
 }  // namespace cuzk

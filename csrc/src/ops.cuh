@@ -22,6 +22,7 @@ struct cuzk_bases {
   uint64_t n;
   void* p;
   void* shifted = nullptr;  // G1 only, after cuzk_bases_shift: 2^128·p[i] at i < n, which MSMs use
+  void* pairs = nullptr;    // after cuzk_bases_pair: p[2k] + p[2k+1] at k < n/2, which MSMs use
 };
 
 namespace cuzk {
@@ -51,12 +52,14 @@ inline void check_log_n(uint32_t log_n) {
 }
 
 // check_bases_write refuses a write of bases b[off : off+count]: b NULL, the range outside b, or
-// b with a shift table (built from the points written before it, the table would not follow).
+// b with a shift or pair table (built from the points written before it, the table would not
+// follow).
 inline void check_bases_write(const cuzk_bases* b, uint64_t off, uint64_t count) {
   require(b != nullptr, "bases is NULL");
   require(off <= b->n && count <= b->n - off, "range [" + std::to_string(off) + ", " + std::to_string(off + count) +
                                                   ") exceeds " + std::to_string(b->n) + " bases");
   require(!b->shifted, "the bases have a shift table, built from the points written before it");
+  require(!b->pairs, "the bases have a pair table, built from the points written before it");
 }
 
 // check_msm refuses an MSM of n scalars over the bases b unless 1 ≤ n ≤ their number.
@@ -74,11 +77,24 @@ inline void check_msm(const cuzk_bases* b, const cuzk_fr_buf_t* sc, uint64_t off
 
 // ntt.cu: the transform of cuzk_ntt_cfg_t in place on d[0 : 2^log_n], enqueued on s; with times,
 // each output element d[i] is multiplied by times[i] as the last pass stores it (only from
-// bit-reversed to natural order, and refused for a transform whose last pass scales its output);
-// handoff moves a ψ-coset transform's row factor to the inverse transform before it (ntt.cuh's
-// ntt_handoff; refused where ntt_handoff_fits or the flags do not allow it).
+// bit-reversed to natural order, and refused for a transform whose last pass scales its output).
 void ntt_run(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t& cfg, cudaStream_t s,
-             const fr_t* times = nullptr, ntt_handoff handoff = HANDOFF_NONE);
+             const fr_t* times = nullptr);
+// ntt_extra is what a transform of a chain adds to its cuzk_ntt_cfg_t: times (each output d[i]
+// multiplied by times[i] as ntt_run's times), minus (minus[i] subtracted from each output: on the
+// last pass's store where ntt_set_minus allows, else by an element-wise pass after the chain;
+// the chain's last transform only) and inv_scale (an inverse without coset scales its output by
+// inv_scale·n⁻¹ instead of n⁻¹, on the table or the constant that carries n⁻¹: no product of its
+// own; a table per size and scale, kept as the others are).
+struct ntt_extra {
+  const fr_t* times = nullptr;
+  const fr_t* minus = nullptr;
+  fr_t inv_scale = fr_t::one();
+};
+// ntt.cu: the transforms cfgs[0 : count] one after the other on d (extras[t], when extras is
+// given, transform t's ntt_extra); count ≤ NTT_CHAIN_MAX (ntt.cuh).
+void ntt_run_chain(int dev, fr_t* d, uint32_t log_n, const cuzk_ntt_cfg_t* cfgs, const ntt_extra* extras,
+                   uint32_t count, cudaStream_t s);
 // ntt.cu: cuzk_ntt_table's table (ntt_twiddles.full) on dev for transforms up to 2^log_n, or
 // none for log_n = 0.
 void ntt_full_table(int dev, uint32_t log_n);
@@ -87,6 +103,8 @@ void ntt_full_table(int dev, uint32_t log_n);
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s);
 // msm.cu: b->shifted = 2^128·b->p[i] for every base (cuzk_bases_shift).
 void bases_shift(cuzk_bases* b);
+// msm.cu: b->pairs = b->p[2k] + b->p[2k+1] for k < n/2 (cuzk_bases_pair).
+void bases_pair(cuzk_bases* b);
 // msm.cu: the jobs one after the other on one stream, every job checked before the first runs;
 // results to out in job order, each job's time to its device_ns (cuzk_msm_batch).
 void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out);
@@ -99,7 +117,7 @@ void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n);
 void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv);
 // vector.cu: Groth16's whole quotient on one stream, waited for once (cuzk_groth16_h).
 void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
-               uint64_t ns[2]);
+               uint64_t* device_ns);
 
 // decode.cu: copies count encoded points (96 or 192 bytes each) from host memory to
 // b[off : off+count] and decodes them there (decode.cuh); returns the lowest failing

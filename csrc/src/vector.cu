@@ -2,8 +2,10 @@
 // neither NTT nor MSM: zeroing a range, the two element-wise steps of the
 // quotient h = (a·b − c)/Z (the product of a and b on the coset, and h's
 // coefficients from those of the product's and c's, in the order the
-// transforms leave them), and compaction of the assignment by a density bitmap
-// (the A and B queries' scalars).
+// transforms leave them: the quotient by steps), the whole quotient on one
+// stream (groth16_h, whose element-wise steps ride on its transforms' passes),
+// and compaction of the assignment by a density bitmap (the A and B queries'
+// scalars).
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -181,19 +183,17 @@ static uint64_t elapsed_ns(const event_t& from, const event_t& to) {
 }
 
 // groth16_h runs the whole quotient on one stream and waits once (cuzk_groth16_h), on the coset
-// g·⟨ω⟩, where Z = X^n − 1 is the constant g^n − 1:
+// g·⟨ω⟩, where Z = X^n − 1 is the constant z = g^n − 1:
 //
-//	iNTT of a, b, c (natural → bit-reversed); coset NTT of b, then of a with each output
-//	multiplied by b's (→ natural, a ← â·b̂); inverse coset NTT of a (→ bit-reversed);
-//	a ← (a − c)/(g^n − 1) in natural order.
+//	b: iNTT scaled by z⁻¹ (natural → bit-reversed), coset NTT (→ natural, b̂/z); c: iNTT scaled
+//	by z⁻¹; a: iNTT, coset NTT with each output multiplied by b̂/z's (a ← â·b̂/z), inverse coset
+//	NTT (→ bit-reversed) with c/z subtracted from each output: h = (t − c)/z, t the inverse coset
+//	transform of â·b̂, in bit-reversed order.
 //
-// On g = ω_{2n}, where the handoff fits, a's and b's inverse transforms apply the coset
-// transforms' row factor as they store (ntt_handoff).
-//
-// ns[0] receives the device time of the six transforms (the product rides on the fifth's last
-// pass), ns[1] that of the last element-wise step.
+// z⁻¹ rides on the tables that carry b's and c's n⁻¹, and the subtraction on the store of a's
+// last pass (ntt_extra), so that no element-wise pass is left. *ns receives the device time.
 void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
-               uint64_t ns[2]) {
+               uint64_t* ns) {
   check_log_n(log_n);
   const uint64_t n = 1ull << log_n;
   check_pair(a, "a", b, "b", n);
@@ -205,7 +205,6 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   require(!g.is_zero(), "groth16 quotient: the coset shift is zero");
   fr_t z = g.pow_u64(n) - fr_t::one();
   require(!z.is_zero(), "groth16 quotient: the coset shift g has g^n = 1, so g·<ω> is the domain itself");
-  const fr_t z_inv = z.inverse();
   set_device(a->dev);
   cuzk_ntt_cfg_t to_bitrev{}, coset{}, inv_coset{};
   to_bitrev.inverse = 1;
@@ -217,23 +216,22 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   inv_coset.out_bitrev = 1;
   memcpy(coset.shift, shift, sizeof coset.shift);
   memcpy(inv_coset.shift, shift, sizeof inv_coset.shift);
-  const bool psi = ntt_handoff_fits(log_n) && g == ntt_psi(log_n);  // fits: ψ = ω_{2n} exists
-  const ntt_handoff to_coset = psi ? HANDOFF_TO_COSET : HANDOFF_NONE, from_inverse = psi ? HANDOFF_FROM_INVERSE : HANDOFF_NONE;
+  ntt_extra over_z;
+  over_z.inv_scale = z.inverse();
+  ntt_extra a_extra[3];
+  a_extra[1].times = b->p;
+  a_extra[2].minus = c->p;
+  const ntt_extra b_extra[2] = {over_z, ntt_extra{}};
   stream_t s;
-  event_t start, interpolated, done;
+  event_t start, done;
   CUZK_CUDA(cudaEventRecord(start.e, s));
-  ntt_run(a->dev, a->p, log_n, to_bitrev, s, nullptr, to_coset);
-  ntt_run(a->dev, b->p, log_n, to_bitrev, s, nullptr, to_coset);
-  ntt_run(a->dev, c->p, log_n, to_bitrev, s);
-  ntt_run(a->dev, b->p, log_n, coset, s, nullptr, from_inverse);
-  ntt_run(a->dev, a->p, log_n, coset, s, b->p, from_inverse);
-  ntt_run(a->dev, a->p, log_n, inv_coset, s);
-  CUZK_CUDA(cudaEventRecord(interpolated.e, s));
-  quotient_enqueue(a->p, c->p, log_n, z_inv, s);
+  const cuzk_ntt_cfg_t b_steps[2] = {to_bitrev, coset}, a_steps[3] = {to_bitrev, coset, inv_coset};
+  ntt_run_chain(a->dev, b->p, log_n, b_steps, b_extra, 2, s);
+  ntt_run_chain(a->dev, c->p, log_n, &to_bitrev, &over_z, 1, s);
+  ntt_run_chain(a->dev, a->p, log_n, a_steps, a_extra, 3, s);
   CUZK_CUDA(cudaEventRecord(done.e, s));
   s.sync();
-  ns[0] = elapsed_ns(start, interpolated);
-  ns[1] = elapsed_ns(interpolated, done);
+  *ns = elapsed_ns(start, done);
 }
 
 }  // namespace cuzk

@@ -45,6 +45,7 @@ type Option func(*config) error
 type config struct {
 	devices     []*gpu.Device
 	shiftH      gpu.ShiftTableMode
+	pairs       bool
 	cache       *paramcache.Cache
 	insecure    bool
 	engineOpts  []engine.Option
@@ -73,6 +74,13 @@ func WithGPUs(devs ...*gpu.Device) Option {
 // gpu.ShiftTableAuto decisions to the backend's logger.
 func WithShiftTableH(mode gpu.ShiftTableMode) Option {
 	return func(c *config) error { c.shiftH = mode; return nil }
+}
+
+// WithPairTables says whether the GPUs keep pair tables of a circuit's B_G1 and B_G2 bases
+// (gpu.ProverDevice.SetPairTables, default off): a quarter fewer point additions for the ones
+// of B's MSMs, for half those bases' device memory.
+func WithPairTables(on bool) Option {
+	return func(c *config) error { c.pairs = on; return nil }
 }
 
 // WithParamCache reads parameters from c (default: paramcache.Open(), the directory of
@@ -143,6 +151,7 @@ func New(opts ...Option) (*Backend, error) {
 	for i, d := range cfg.devices {
 		gpus[i] = gpu.NewProverDevice(d)
 		gpus[i].SetShiftTableH(cfg.shiftH)
+		gpus[i].SetPairTables(cfg.pairs)
 		gpus[i].SetLogger(cfg.log)
 	}
 	util := newUtilization(len(gpus), cfg.utilization)

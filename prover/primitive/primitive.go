@@ -11,6 +11,7 @@ package primitive
 
 import (
 	"context"
+	"fmt"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -207,26 +208,34 @@ type Workspace interface {
 
 // QuotientRunner is a Workspace that computes Groth16's whole quotient in one call: the steps of
 // prover's quotient (NTT, Mul, Quotient) on BufA, BufB and BufC, on the coset shift·⟨ω⟩, with h's
-// coefficients left in BufA in natural order and BufB and BufC overwritten. A device whose
-// host would otherwise return between steps (and may be resumed late by the Go scheduler when
-// every core is busy) keeps its work back to back this way.
+// coefficients left in BufA and BufB and BufC overwritten. A device whose host would otherwise
+// return between steps (and may be resumed late by the Go scheduler when every core is busy)
+// keeps its work back to back this way. RunQuotient reports the order it left h in: natural, or
+// with bitReversed h_i at BufA[rev(i)], rev the reversal of logN bits (no pass of its own to
+// reorder), which only the workspace's MSMRunner reads (MSMJob.BitRev).
 type QuotientRunner interface {
-	RunQuotient(ctx context.Context, logN int, shift fr.Element) error
+	RunQuotient(ctx context.Context, logN int, shift fr.Element) (bitReversed bool, err error)
 }
 
 // MSMJob is one MSM of MSMRunner.RunMSMs: Σ s[Off+i]·P_i over i < N, 1 ≤ N ≤ the section's
-// length, for the section Sec of the bases; the result goes to G1 for a G1 section, to G2 for
-// SectionBG2.
+// length, for the section Sec of the bases, or with BitRev = b ≥ 1 Σ s[Off+i]·P_rev(i), rev the
+// reversal of b bits, N = 2^b or 2^b − 1 (h as a QuotientRunner leaves it bit-reversed); the
+// result goes to G1 for a G1 section, to G2 for SectionBG2.
 type MSMJob struct {
 	Sec    Section
 	S      Buf
 	Off, N int
+	BitRev int
 	G1     *bls12381.G1Jac
 	G2     *bls12381.G2Jac
 }
 
-// Run computes the job with ws's MSMG1 or MSMG2, as its result's group says.
+// Run computes the job with ws's MSMG1 or MSMG2, as its result's group says; those take no
+// bit-reversed scalars.
 func (j MSMJob) Run(ctx context.Context, ws Workspace, bases Bases) (err error) {
+	if j.BitRev != 0 {
+		return fmt.Errorf("primitive: %s msm: bit-reversed scalars need the workspace's MSMRunner", j.Sec)
+	}
 	if j.G1 != nil {
 		*j.G1, err = ws.MSMG1(ctx, bases, j.Sec, j.S, j.Off, j.N)
 	} else {

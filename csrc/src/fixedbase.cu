@@ -27,8 +27,7 @@ static void* fb_build(const affine_t<F>& base) {
     dbuf_t<affine_t<F>> dwbase(FB_W, s);
     try {
       CUZK_CUDA(cudaMemcpyAsync(dwbase.p, wbase.data(), FB_W * sizeof(affine_t<F>), cudaMemcpyHostToDevice, s));
-      fb_table<F><<<(unsigned)((FB_TABLE + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(dwbase.p,
-                                                                                              (affine_t<F>*)table);
+      fb_table<F><<<fb_blocks(FB_TABLE), FB_THREADS, 0, s>>>(dwbase.p, (affine_t<F>*)table);
       CUZK_LAUNCHED();
       s.sync();
     } catch (...) {
@@ -67,12 +66,9 @@ struct fb_lane_t {
     m = m_;
     upload_pageable(scalars.p, host + off, m * sizeof(fr_t), s);
     CUZK_CUDA(cudaMemsetAsync(bad.p, 0xff, sizeof(unsigned long long), s));
-    fb_accumulate<F><<<(unsigned)((m + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(table, scalars.p, m,
-                                                                                          xyzz.p, bad.p);
+    fb_accumulate<F><<<fb_blocks(m), FB_THREADS, 0, s>>>(table, scalars.p, m, xyzz.p, bad.p);
     CUZK_LAUNCHED();
-    const uint64_t threads = (m + FB_BATCH - 1) / FB_BATCH;
-    fb_to_affine<F><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(xyzz.p, affine.p, m,
-                                                                                               threads);
+    fb_to_affine_enqueue(xyzz.p, affine.p, m, s);
     CUZK_LAUNCHED();
   }
 

@@ -224,6 +224,17 @@ __global__ void __launch_bounds__(FB_THREADS)
   if (t >= threads || t >= n) return;
   fb_to_affine_thread(in, out, n, threads, t);
 }
+
+// fb_blocks is the number of blocks of FB_THREADS that cover count threads.
+inline unsigned fb_blocks(uint64_t count) { return (unsigned)((count + FB_THREADS - 1) / FB_THREADS); }
+
+// fb_to_affine_enqueue enqueues fb_to_affine of in[0:n) to out on s, a thread for every FB_BATCH
+// points (one inversion each); the caller checks the launch.
+template <class F>
+void fb_to_affine_enqueue(const xyzz_t<F>* in, affine_t<F>* out, uint64_t n, cudaStream_t s) {
+  const uint64_t threads = (n + FB_BATCH - 1) / FB_BATCH;
+  fb_to_affine<F><<<fb_blocks(threads), FB_THREADS, 0, s>>>(in, out, n, threads);
+}
 #endif
 
 }  // namespace cuzk

@@ -71,9 +71,7 @@ static void* derived_table(uint64_t count, Make make) {
       const uint64_t m = std::min(TABLE_CHUNK, count - off);
       make(off, m, tmp.p, s);
       CUZK_LAUNCHED();
-      const uint64_t threads = (m + FB_BATCH - 1) / FB_BATCH;
-      fb_to_affine<F><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, s>>>(
-          tmp.p, (affine_t<F>*)q + off, m, threads);
+      fb_to_affine_enqueue(tmp.p, (affine_t<F>*)q + off, m, s);
       CUZK_LAUNCHED();
     }
     tmp.reset();
@@ -84,8 +82,6 @@ static void* derived_table(uint64_t count, Make make) {
   }
   return q;
 }
-
-static unsigned fb_blocks(uint64_t m) { return (unsigned)((m + FB_THREADS - 1) / FB_THREADS); }
 
 // bases_shift computes the shift table: SHIFT_BITS doublings a point in XYZZ, ≈ 6 s for 2^27
 // points on an H200.

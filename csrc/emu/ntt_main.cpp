@@ -184,14 +184,15 @@ int main(int argc, char** argv) {
       }
     }
     fr_t* d = a.data();
-    for (int k = 0; k < steps; k++) {
+    for (uint64_t k = 0; k < steps; k++) {
       for (uint32_t i = 0; i < plans[k].np; i++) {
         const ntt_launch& l = plans[k].pass[i];
         std::vector<fr_t> sh(l.smem / sizeof(fr_t));
         launch(l.blocks, l.threads, [&] {
           ntt_each_kernel([&](auto kernel) {
             using K = decltype(kernel);
-            if (K::runs(l)) ntt_pass_block<K::dit, K::array, K::ring>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
+            if (K::runs(l))
+              ntt_pass_block<K::dit, K::array, K::ring>(sh.data(), d, l.args, blockIdx.x, threadIdx.x, blockDim.x);
           });
         });
       }

@@ -864,17 +864,6 @@ inline ntt_plan plan_ntt(uint32_t log_n, bool inverse, bool coset, bool in_bitre
   return make_ntt_plan(log_n, dit, out_bitrev, T, first, last, scaled, PSI_NONE);
 }
 
-// ntt_set_times makes P's last pass multiply each output by times[i] as it stores it
-// (FACTOR_ARRAY): only where that pass is a plain DIT one (bit-reversed to natural order) whose
-// store has no factor of its own and no bit reversal follows. Returns false otherwise.
-inline bool ntt_set_times(ntt_plan& P, const fr_t* times) {
-  ntt_launch& l = P.pass[P.np - 1];
-  if (!l.dit || l.ring != RING_NONE || l.args.on_store.kind != FACTOR_NONE || P.bitrev_after) return false;
-  l.args.on_store.kind = FACTOR_ARRAY;
-  l.args.on_store.lo = times;
-  return true;
-}
-
 // ntt_kernel_t names one pass kernel's template arguments (ntt_pass<DIT, ARRAY, RING>).
 template <bool DIT, uint32_t ARRAY, uint32_t RING>
 struct ntt_kernel_t {
@@ -903,20 +892,34 @@ void ntt_each_kernel(F&& f) {
   f(ntt_kernel_t<false, FACTOR_MINUS_ARRAY, RING_ODD>{});
 }
 
-// ntt_set_minus makes P's last pass subtract minus[i] from each output as it stores it
-// (FACTOR_MINUS_ARRAY): where that pass's store has no factor of its own, no bit reversal follows
-// and a kernel (ntt_each_kernel) runs such a pass — the inverse transform on the coset ω_{2n}
-// from natural order, whose last pass is a RING_ODD one. Returns false otherwise.
-inline bool ntt_set_minus(ntt_plan& P, const fr_t* minus) {
+// ntt_set_store_array makes P's last pass apply the array factor kind (FACTOR_ARRAY or
+// FACTOR_MINUS_ARRAY) with array arr as it stores each output: where that pass's store has no
+// factor of its own, no bit reversal follows and a kernel (ntt_each_kernel) runs such a pass.
+// Returns false otherwise.
+inline bool ntt_set_store_array(ntt_plan& P, uint32_t kind, const fr_t* arr) {
   ntt_launch& l = P.pass[P.np - 1];
   if (l.args.on_store.kind != FACTOR_NONE || P.bitrev_after) return false;
   ntt_launch with = l;
-  with.args.on_store.kind = FACTOR_MINUS_ARRAY;
-  with.args.on_store.lo = minus;
+  with.args.on_store.kind = kind;
+  with.args.on_store.lo = arr;
   bool kernel = false;
   ntt_each_kernel([&](auto k) { kernel = kernel || decltype(k)::runs(with); });
   if (kernel) l = with;
   return kernel;
+}
+
+// ntt_set_times makes P's last pass multiply each output by times[i] as it stores it
+// (FACTOR_ARRAY, ntt_set_store_array): a plain DIT pass (bit-reversed to natural order) is the
+// one such kernel.
+inline bool ntt_set_times(ntt_plan& P, const fr_t* times) {
+  return ntt_set_store_array(P, FACTOR_ARRAY, times);
+}
+
+// ntt_set_minus makes P's last pass subtract minus[i] from each output as it stores it
+// (FACTOR_MINUS_ARRAY, ntt_set_store_array): the inverse transform on the coset ω_{2n} from
+// natural order, whose last pass is a RING_ODD DIF one, is the one such kernel.
+inline bool ntt_set_minus(ntt_plan& P, const fr_t* minus) {
+  return ntt_set_store_array(P, FACTOR_MINUS_ARRAY, minus);
 }
 
 // NTT_CHAIN_MAX is the longest chain ntt_run_chain runs (the quotient's a: three transforms).

@@ -7,12 +7,9 @@ import (
 	"github.com/cuzk-go/cuzk/prover/primitive"
 )
 
-// g2AffineBytes is the size of one G2 point on the device.
-const g2AffineBytes = 192
-
 // SetPairTables sets whether this device keeps pair tables (G1Bases.AddPairTable,
 // G2Bases.AddPairTable) of each SRS's B_G1 and B_G2 bases, whose MSMs sum a witness's bits: a
-// quarter fewer additions for their ones, for half those bases' memory (1.6 and 3.2 GiB at the
+// quarter fewer additions for their ones, for half those bases' memory (1.5 and 3.0 GiB at the
 // full 32 GiB PoRep partition). They are built after an SRS is uploaded where the memory free
 // outside the pool holds each and a quarter more (the rule of ShiftTableAuto), and freed, as the
 // tables the device builds on its own, when an SRS upload or a partition's buffers lack room.
@@ -25,11 +22,8 @@ func (p *ProverDevice) addPairTables(s *SRS) {
 	if !p.pairs.Load() {
 		return
 	}
-	for _, b := range []*bases{s.b1.shared(), s.b2.shared()} {
-		if b == nil {
-			continue
-		}
-		sec, size := primitive.SectionBG1, uint64(g1AffineBytes)
+	for _, b := range s.pairedBases() {
+		sec, size := primitive.SectionBG1, g1AffineBytes
 		if b.group == 2 {
 			sec, size = primitive.SectionBG2, g2AffineBytes
 		}
@@ -59,8 +53,8 @@ func (p *ProverDevice) dropPairTables() int {
 	p.mu.Unlock()
 	dropped := 0
 	for _, s := range all {
-		for _, b := range []*bases{s.b1.shared(), s.b2.shared()} {
-			if b == nil || !b.hasPairTable() {
+		for _, b := range s.pairedBases() {
+			if !b.hasPairTable() {
 				continue
 			}
 			if err := b.dropPairTable(); err != nil {
@@ -72,4 +66,15 @@ func (p *ProverDevice) dropPairTables() int {
 		}
 	}
 	return dropped
+}
+
+// pairedBases returns s's B_G1 and B_G2 bases, those it has: the bases SetPairTables pairs.
+func (s *SRS) pairedBases() []*bases {
+	var out []*bases
+	for _, b := range []*bases{s.b1.shared(), s.b2.shared()} {
+		if b != nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }

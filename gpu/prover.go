@@ -532,7 +532,7 @@ func (p *ProverDevice) checkFits(srs *primitive.SRS, shiftH bool) error {
 	if shiftH {
 		need += uint64(srs.Len(primitive.SectionH)) * g1AffineBytes
 	}
-	need += uint64(srs.Len(primitive.SectionBG2)) * uint64(unsafe.Sizeof(bls12381.G2Affine{}))
+	need += uint64(srs.Len(primitive.SectionBG2)) * g2AffineBytes
 	if need > props.FreeMem && p.dropAutoTables() > 0 {
 		if props, err = p.dev.Properties(); err != nil {
 			return err

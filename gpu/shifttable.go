@@ -74,8 +74,12 @@ func (p *ProverDevice) SetLogger(l *slog.Logger) { p.log = l }
 
 func (p *ProverDevice) shiftMode() ShiftTableMode { return ShiftTableMode(p.shiftH.Load()) }
 
-// g1AffineBytes is the size of one G1 point on the device and of one entry of a shift table.
-const g1AffineBytes = uint64(unsafe.Sizeof(bls12381.G1Affine{}))
+// g1AffineBytes is the size of one G1 point on the device and of one entry of a shift table,
+// g2AffineBytes that of one G2 point.
+const (
+	g1AffineBytes = uint64(unsafe.Sizeof(bls12381.G1Affine{}))
+	g2AffineBytes = uint64(unsafe.Sizeof(bls12381.G2Affine{}))
+)
 
 // autoTableNeed is the device memory free outside the pool that a ProverDevice asks for before
 // it builds a table of its own (ShiftTableAuto's, the NTT table): the table and a quarter more

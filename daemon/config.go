@@ -85,7 +85,7 @@ type GPUConfig struct {
 	ShiftTableH Tristate `toml:"shift_table_h"`
 	// PairTables says whether the GPUs keep tables of the sums of adjacent B_G1 and B_G2 bases,
 	// which take a quarter of the point additions off the ones of B's MSMs for half those bases'
-	// device memory (4.8 GiB for 32 GiB PoRep), built after the parameters are uploaded where
+	// device memory (4.4 GiB for 32 GiB PoRep), built after the parameters are uploaded where
 	// the GPU has room and freed again when an upload or a partition needs it; default false. A
 	// cuzk-go key, not the Rust daemon's.
 	PairTables bool `toml:"pair_tables"`

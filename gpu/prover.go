@@ -52,7 +52,7 @@ type ProverDevice struct {
 	streamChunk int
 
 	shiftH atomic.Uint32 // a ShiftTableMode (SetShiftTableH)
-	pairs  atomic.Bool   // keep pair tables of B's bases (SetPairTables)
+	pairs  atomic.Bool   // keep pair tables of the bases whose MSMs sum bits (SetPairTables)
 	log    *slog.Logger  // the decisions on tables (SetLogger); nil: none
 
 	mu            sync.Mutex
@@ -181,7 +181,7 @@ type SRS struct {
 	h, l, a, b1 *G1Bases // nil for an empty section
 	b2          *G2Bases
 
-	hMSMs     int  // MSMs run over h (counted under ShiftTableAuto); guarded by p.mu
+	hMSMs     int  // MSMs run over h (counted until AutoTablesAfter, under ShiftTableAuto or SetPairTables); guarded by p.mu
 	autoShift bool // h's shift table was built by ShiftTableAuto and may be freed for room; guarded by p.mu
 }
 
@@ -274,7 +274,7 @@ func (p *ProverDevice) lookup(id string) (*SRS, error) {
 }
 
 // uploadSRS uploads srs's points, streamed from srs.Source when it is set, then builds H's shift
-// table under ShiftTableOn and B's pair tables where SetPairTables asks and memory allows; it
+// table under ShiftTableOn (the tables a device decides on come after AutoTablesAfter H MSMs); it
 // checks ctx between sections (and between the chunks of a streamed section) and, when ctx ends,
 // frees what it uploaded and returns ctx's error.
 func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS, error) {
@@ -298,7 +298,6 @@ func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS,
 			return nil, fmt.Errorf("gpu: upload parameters: section %s: %w", primitive.SectionH, err)
 		}
 	}
-	p.addPairTables(s)
 	return s, nil
 }
 

@@ -72,7 +72,9 @@
 
 // CUZK_MSM_BATCH_LOG2 bounds the (key, value) pairs of one batch of windows
 // (steps 3 and 4) to 2^CUZK_MSM_BATCH_LOG2: 16 bytes a pair with the sort's
-// double buffers, 16 GiB at the default 30. A batch holds at least one window,
+// double buffers, 16 GiB at the default 30. The windows are cut into the fewest
+// batches the bound allows, as even as can be (H's 6 windows of 2^28 pairs at a
+// PoRep partition: 3 + 3, 12 GiB). A batch holds at least one window,
 // so a window of more nonzero digits than the bound is still one batch; CUB
 // counts pairs in an int, which MAX_BASES < 2^31 keeps in range.
 #ifndef CUZK_MSM_BATCH_LOG2
@@ -958,6 +960,8 @@ class msm_t {
       uint32_t Wg = (uint32_t)(BATCH_PAIRS / (parts * m));  // windows per batch
       if (Wg < 1) Wg = 1;
       if (Wg > W) Wg = W;
+      const uint32_t batches = (W + Wg - 1) / Wg;
+      Wg = (W + batches - 1) / batches;  // as many batches, of as even a size as can be: the largest sets the memory
       for (uint32_t w0 = 0; w0 < W; w0 += Wg) {
         uint32_t w1 = w0 + Wg < W ? w0 + Wg : W;
         uint64_t M = (uint64_t)(w1 - w0) * parts * m;

@@ -781,7 +781,7 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 
 // RunQuotient implements primitive.QuotientRunner: the whole quotient in one device call
 // (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable), h left in
-// bit-reversed order for RunMSMs; it counts the partition.
+// bit-reversed order and as plain integers for RunMSMs; it counts the partition.
 func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
 	ws.p.keepNTTTable(logN)
 	a, b, err := ws.bufPair(primitive.BufA, primitive.BufB)
@@ -885,7 +885,8 @@ func (ws *workspace) RunMSMs(ctx context.Context, bases primitive.Bases, jobs []
 		if (j.G1 == nil) != (g1 == nil) || (j.G2 == nil) != (g2 == nil) {
 			return fmt.Errorf("gpu: msm: section %s: the result's group is not the section's", j.Sec)
 		}
-		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N, BitRev: j.BitRev}, stage
+		// A job of bit-reversed scalars reads h as RunQuotient leaves it: plain integers.
+		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N, BitRev: j.BitRev, Plain: j.BitRev != 0}, stage
 	}
 	res, err := ws.p.dev.MSMs(ctx, dj)
 	if err != nil {

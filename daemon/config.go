@@ -83,11 +83,12 @@ type GPUConfig struct {
 	// for it, freed again when an upload needs the room; true or "on" as the parameters are
 	// uploaded; false or "off" never. A cuzk-go key, not the Rust daemon's.
 	ShiftTableH Tristate `toml:"shift_table_h"`
-	// PairTables says whether the GPUs keep tables of the sums of adjacent B_G1 and B_G2 bases,
-	// which take a quarter of the point additions off the ones of B's MSMs for half those bases'
-	// device memory (4.4 GiB for 32 GiB PoRep), built after the parameters are uploaded where
-	// the GPU has room and freed again when an upload or a partition needs it; default false. A
-	// cuzk-go key, not the Rust daemon's.
+	// PairTables says whether the GPUs keep tables of the sums of adjacent B_G2, B_G1, A and L
+	// bases, which take a quarter of the point additions off the ones of those MSMs for half
+	// those bases' device memory (16 GiB for 32 GiB PoRep), each built after a circuit's first
+	// partitions where the GPU then has room (after an automatic H shift table) and freed again
+	// when an upload or a partition needs it; default false. A cuzk-go key, not the Rust
+	// daemon's.
 	PairTables bool `toml:"pair_tables"`
 }
 

@@ -192,7 +192,7 @@ static cuzk_error_t t_msm_host(cuzk_table *t, uintptr_t b, const void *s, uint64
 // t_msm_batch builds the job array of cuzk_msm_batch in C memory from the jobs' columns, and
 // copies each job's device time back to ns.
 static cuzk_error_t t_msm_batch(cuzk_table *t, const uintptr_t *bases, const uintptr_t *scalars, const uint64_t *off,
-		const uint64_t *n, const uint32_t *rev, uint64_t *ns, uint32_t count, void *out) {
+		const uint64_t *n, const uint32_t *rev, const uint32_t *plain, uint64_t *ns, uint32_t count, void *out) {
 	cuzk_msm_job_t *jobs = calloc(count ? count : 1, sizeof(cuzk_msm_job_t));
 	if (!jobs) {
 		cuzk_error_t e = {CUZK_ERR_OOM, NULL};
@@ -204,6 +204,7 @@ static cuzk_error_t t_msm_batch(cuzk_table *t, const uintptr_t *bases, const uin
 		jobs[i].off = off[i];
 		jobs[i].n = n[i];
 		jobs[i].scalars_bitrev = rev[i];
+		jobs[i].scalars_plain = plain[i];
 	}
 	cuzk_error_t e = t->msm_batch(jobs, count, out);
 	for (uint32_t i = 0; i < count; i++) ns[i] = jobs[i].device_ns;
@@ -465,16 +466,16 @@ func (b *backend) msmDevice(dev int, h, s uintptr, off, n uint64, out unsafe.Poi
 }
 
 // msmBatch runs cuzk_msm_batch on the jobs given as columns (bases and scalars handles, offsets,
-// lengths, bit-reversal widths); out receives the Jacobian results one after the other, ns each
-// job's device time.
-func (b *backend) msmBatch(dev int, bases, scalars []uintptr, off, n []uint64, rev []uint32, ns []uint64, out unsafe.Pointer) error {
+// lengths, bit-reversal widths, plain flags); out receives the Jacobian results one after the
+// other, ns each job's device time.
+func (b *backend) msmBatch(dev int, bases, scalars []uintptr, off, n []uint64, rev, plain []uint32, ns []uint64, out unsafe.Pointer) error {
 	k := len(bases)
-	if len(scalars) != k || len(off) != k || len(n) != k || len(rev) != k || len(ns) != k || k == 0 {
-		return fmt.Errorf("msm batch: %d, %d, %d, %d, %d and %d job columns", k, len(scalars), len(off), len(n), len(rev), len(ns))
+	if len(scalars) != k || len(off) != k || len(n) != k || len(rev) != k || len(plain) != k || len(ns) != k || k == 0 {
+		return fmt.Errorf("msm batch: %d, %d, %d, %d, %d, %d and %d job columns", k, len(scalars), len(off), len(n), len(rev), len(plain), len(ns))
 	}
 	return b.check(dev, C.t_msm_batch(b.t, (*C.uintptr_t)(unsafe.Pointer(&bases[0])), (*C.uintptr_t)(unsafe.Pointer(&scalars[0])),
 		(*C.uint64_t)(unsafe.Pointer(&off[0])), (*C.uint64_t)(unsafe.Pointer(&n[0])), (*C.uint32_t)(unsafe.Pointer(&rev[0])),
-		(*C.uint64_t)(unsafe.Pointer(&ns[0])), C.uint32_t(k), out))
+		(*C.uint32_t)(unsafe.Pointer(&plain[0])), (*C.uint64_t)(unsafe.Pointer(&ns[0])), C.uint32_t(k), out))
 }
 
 func (b *backend) debugField(dev, field, op int, a, bb, out unsafe.Pointer, n uint64) error {

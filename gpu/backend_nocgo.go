@@ -63,7 +63,7 @@ func (b *backend) basesWriteEncoded(int, uintptr, uint64, unsafe.Pointer, uint64
 func (b *backend) msmHost(int, uintptr, unsafe.Pointer, uint64, unsafe.Pointer) error {
 	return ErrNotLoaded
 }
-func (b *backend) msmBatch(int, []uintptr, []uintptr, []uint64, []uint64, []uint32, []uint64, unsafe.Pointer) error {
+func (b *backend) msmBatch(int, []uintptr, []uintptr, []uint64, []uint64, []uint32, []uint32, []uint64, unsafe.Pointer) error {
 	return ErrNotLoaded
 }
 func (b *backend) msmDevice(int, uintptr, uintptr, uint64, uint64, unsafe.Pointer) error {

@@ -60,10 +60,11 @@
 // (Device.KeepNTTTable: the twiddle diagonal of the whole array, 4 GiB at
 // 2^27, which takes ≈ 1.8 ms off each transform of 2^27) from its first
 // quotient of 2^21 or more where the memory free outside its pool holds it.
-// SetPairTables makes a device keep pair tables of B's bases (the sums of
-// adjacent points, G1Bases.AddPairTable), with which the sum of an MSM's ones
-// takes a quarter fewer additions, for half those bases' memory: built after
-// an upload where memory allows, freed like the tables above.
+// SetPairTables makes a device keep pair tables of B_G2's, B_G1's, A's and L's
+// bases (the sums of adjacent points, G1Bases.AddPairTable), with which the
+// sum of an MSM's ones takes a quarter fewer additions, for half those bases'
+// memory: built after the first partitions, after an automatic shift table,
+// where memory allows, freed like the tables above.
 //
 // # Kernels
 //

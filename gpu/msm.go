@@ -339,14 +339,16 @@ func (g *G2Bases) Paired() bool { return g.b.hasPairTable() }
 
 // MSMJob is one MSM of Device.MSMs: Σ Scalars[Off+i]·P_i over i < N, with P the G1 or the G2
 // bases (exactly one of the two set), or with BitRev = b ≥ 1 Σ Scalars[Off+i]·P_rev(i), rev the
-// reversal of b bits, for N = 2^b or 2^b − 1 (rev then maps [0, N) onto itself): the
-// coefficients of h as Scalars.Groth16H leaves them.
+// reversal of b bits, for N = 2^b or 2^b − 1 (rev then maps [0, N) onto itself). With Plain
+// the scalars are plain integers below r rather than fr.Elements (Montgomery form). The
+// coefficients of h as Scalars.Groth16H leaves them are read with BitRev = logN and Plain.
 type MSMJob struct {
 	G1      *G1Bases
 	G2      *G2Bases
 	Scalars *Scalars
 	Off, N  int
 	BitRev  int
+	Plain   bool
 }
 
 // MSMResult is one job's result (in G1 or G2, as its bases) and the device time it took.
@@ -370,7 +372,7 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 	k := len(jobs)
 	hb, hs := make([]uintptr, k), make([]uintptr, k)
 	off, n, ns := make([]uint64, k), make([]uint64, k), make([]uint64, k)
-	rev := make([]uint32, k)
+	rev, plain := make([]uint32, k), make([]uint32, k)
 	jb := make([]*bases, k)
 	var bs []*bases
 	var ss []*Scalars
@@ -403,6 +405,9 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 			ss = append(ss, j.Scalars)
 		}
 		off[i], n[i], rev[i] = uint64(j.Off), uint64(j.N), uint32(j.BitRev)
+		if j.Plain {
+			plain[i] = 1
+		}
 		words += jacWords[b.group]
 	}
 	if err := ctx.Err(); err != nil {
@@ -424,7 +429,7 @@ func (d *Device) MSMs(ctx context.Context, jobs []MSMJob) ([]MSMResult, error) {
 		hb[i], hs[i] = jb[i].h, j.Scalars.h
 	}
 	out := make([]uint64, words)
-	if err := d.lib.b.msmBatch(d.index, hb, hs, off, n, rev, ns, unsafe.Pointer(&out[0])); err != nil {
+	if err := d.lib.b.msmBatch(d.index, hb, hs, off, n, rev, plain, ns, unsafe.Pointer(&out[0])); err != nil {
 		return nil, fmt.Errorf("gpu: msm batch of %d: %w", k, err)
 	}
 	res := make([]MSMResult, k)

@@ -120,31 +120,60 @@ func TestMSMShiftTableMatchesGnark(t *testing.T) {
 		}
 	})
 	t.Run("bit-reversed", func(t *testing.T) {
-		// h as Scalars.Groth16H leaves it: 2^b − 1 scalars, scalar i paired with base rev(i); a
-		// few ones, which take the sum of the ones rather than the digits.
+		// h as Scalars.Groth16H leaves it: 2^b − 1 scalars, scalar i paired with base rev(i), as
+		// plain integers, and the same in Montgomery form; a few ones, which take the sum of the
+		// ones rather than the digits, and the scalar R mod r, whose plain integer is Montgomery
+		// one's limbs.
 		b := bits.Len(uint(n)) - 1
 		m := 1<<b - 1
 		sc := makeScalars(rng.Uint64(), m, kindRandom)
 		for i := 0; i < m; i += 17 {
 			sc[i].SetOne()
 		}
-		buf := testScalars(t, d, m)
-		if err := buf.Upload(ctx, 0, sc); err != nil {
-			t.Fatal(err)
-		}
-		jobs, err := d.MSMs(ctx, []MSMJob{{G1: bases, Scalars: buf, N: m, BitRev: b}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want, gb bls12381.G1Affine
+		one := fr.One()
+		sc[5].SetBigInt(limbsInt(one[:]))
+		var want bls12381.G1Affine
 		if _, err := want.MultiExp(pts[:m], bitRevOrder(sc, b), ecc.MultiExpConfig{}); err != nil {
 			t.Fatal(err)
 		}
-		gb.FromJacobian(&jobs[0].G1)
-		if gb != want {
-			t.Fatalf("G1 MSMs of 2^%d − 1 bit-reversed scalars over shifted bases: got %s want %s", b, gb.String(), want.String())
+		for _, plain := range []bool{false, true} {
+			up := sc
+			if plain {
+				up = plainScalars(sc)
+			}
+			buf := testScalars(t, d, m)
+			if err := buf.Upload(ctx, 0, up); err != nil {
+				t.Fatal(err)
+			}
+			jobs, err := d.MSMs(ctx, []MSMJob{{G1: bases, Scalars: buf, N: m, BitRev: b, Plain: plain}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gb bls12381.G1Affine
+			gb.FromJacobian(&jobs[0].G1)
+			if gb != want {
+				t.Fatalf("G1 MSMs of 2^%d − 1 bit-reversed scalars (plain %v) over shifted bases: got %s want %s", b, plain, gb.String(), want.String())
+			}
 		}
 	})
+}
+
+// plainScalars returns sc as plain integers below r in fr.Elements' place (MSMJob.Plain).
+func plainScalars(sc []fr.Element) []fr.Element {
+	out := make([]fr.Element, len(sc))
+	for i := range sc {
+		out[i] = fr.Element(sc[i].Bits())
+	}
+	return out
+}
+
+// limbsInt is the integer of little-endian 64-bit limbs.
+func limbsInt(limbs []uint64) *big.Int {
+	x := new(big.Int)
+	for i := len(limbs) - 1; i >= 0; i-- {
+		x.Lsh(x, 64).Or(x, new(big.Int).SetUint64(limbs[i]))
+	}
+	return x
 }
 
 // TestMSMShiftTableRefused checks that a shift table is refused for closed bases and for more than

@@ -52,7 +52,7 @@ type ProverDevice struct {
 	streamChunk int
 
 	shiftH atomic.Uint32 // a ShiftTableMode (SetShiftTableH)
-	pairs  atomic.Bool   // keep pair tables of B's bases (SetPairTables)
+	pairs  atomic.Bool   // keep pair tables of the bases whose MSMs sum bits (SetPairTables)
 	log    *slog.Logger  // the decisions on tables (SetLogger); nil: none
 
 	mu            sync.Mutex
@@ -181,7 +181,7 @@ type SRS struct {
 	h, l, a, b1 *G1Bases // nil for an empty section
 	b2          *G2Bases
 
-	hMSMs     int  // MSMs run over h (counted under ShiftTableAuto); guarded by p.mu
+	hMSMs     int  // MSMs run over h (counted until AutoTablesAfter, under ShiftTableAuto or SetPairTables); guarded by p.mu
 	autoShift bool // h's shift table was built by ShiftTableAuto and may be freed for room; guarded by p.mu
 }
 
@@ -274,7 +274,7 @@ func (p *ProverDevice) lookup(id string) (*SRS, error) {
 }
 
 // uploadSRS uploads srs's points, streamed from srs.Source when it is set, then builds H's shift
-// table under ShiftTableOn and B's pair tables where SetPairTables asks and memory allows; it
+// table under ShiftTableOn (the tables a device decides on come after AutoTablesAfter H MSMs); it
 // checks ctx between sections (and between the chunks of a streamed section) and, when ctx ends,
 // frees what it uploaded and returns ctx's error.
 func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS, error) {
@@ -298,7 +298,6 @@ func (p *ProverDevice) uploadSRS(ctx context.Context, srs *primitive.SRS) (*SRS,
 			return nil, fmt.Errorf("gpu: upload parameters: section %s: %w", primitive.SectionH, err)
 		}
 	}
-	p.addPairTables(s)
 	return s, nil
 }
 
@@ -782,7 +781,7 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 
 // RunQuotient implements primitive.QuotientRunner: the whole quotient in one device call
 // (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable), h left in
-// bit-reversed order for RunMSMs; it counts the partition.
+// bit-reversed order and as plain integers for RunMSMs; it counts the partition.
 func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
 	ws.p.keepNTTTable(logN)
 	a, b, err := ws.bufPair(primitive.BufA, primitive.BufB)
@@ -886,7 +885,8 @@ func (ws *workspace) RunMSMs(ctx context.Context, bases primitive.Bases, jobs []
 		if (j.G1 == nil) != (g1 == nil) || (j.G2 == nil) != (g2 == nil) {
 			return fmt.Errorf("gpu: msm: section %s: the result's group is not the section's", j.Sec)
 		}
-		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N, BitRev: j.BitRev}, stage
+		// A job of bit-reversed scalars reads h as RunQuotient leaves it: plain integers.
+		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N, BitRev: j.BitRev, Plain: j.BitRev != 0}, stage
 	}
 	res, err := ws.p.dev.MSMs(ctx, dj)
 	if err != nil {

@@ -83,7 +83,7 @@ func provePartition(t *testing.T, ctx context.Context, pd *ProverDevice, c *circ
 
 // TestProverMatchesCPU proves the same partitions on the GPU and the CPU with the same r and s:
 // the proofs must be byte-identical and verify without H's shift table, with it built at upload
-// (ShiftTableOn), and under ShiftTableAuto, which builds it after ShiftTableAutoAfter
+// (ShiftTableOn), and under ShiftTableAuto, which builds it after AutoTablesAfter
 // partitions (small SRSs always fit) and frees it for room (dropAutoShiftTables): each
 // partition is proved with the table the mode says the SRS has at that point.
 func TestProverMatchesCPU(t *testing.T) {
@@ -106,11 +106,11 @@ func TestProverMatchesCPU(t *testing.T) {
 				}
 				// wantShifted is whether H has its table once partition part is proved.
 				wantShifted := func(part int) bool {
-					return mode == ShiftTableOn || mode == ShiftTableAuto && part+1 >= ShiftTableAutoAfter
+					return mode == ShiftTableOn || mode == ShiftTableAuto && part+1 >= AutoTablesAfter
 				}
 				partitions := 2
 				if mode == ShiftTableAuto {
-					partitions = ShiftTableAutoAfter + 2
+					partitions = AutoTablesAfter + 2
 				}
 				built := pd.Breakdown().ShiftTables
 				for part := 0; part < partitions; part++ {
@@ -118,7 +118,7 @@ func TestProverMatchesCPU(t *testing.T) {
 					if s.h.Shifted() != wantShifted(part) {
 						t.Fatalf("after partition %d: want H with shift table %v", part, wantShifted(part))
 					}
-					if mode == ShiftTableAuto && part == ShiftTableAutoAfter {
+					if mode == ShiftTableAuto && part == AutoTablesAfter {
 						// The table built, freed for room; the next partition runs without it.
 						if got := pd.Breakdown().ShiftTables - built; got != 1 {
 							t.Fatalf("%d tables built, want 1", got)
@@ -137,9 +137,11 @@ func TestProverMatchesCPU(t *testing.T) {
 	}
 }
 
-// TestProverPairTablesMatchCPU proves partitions on a GPU that keeps pair tables of B's bases
+// TestProverPairTablesMatchCPU proves partitions on a GPU that keeps pair tables
 // (SetPairTables, small SRSs always fit) and on the CPU with the same r and s: the proofs must be
-// byte-identical and verify, with the tables built at upload and after dropPairTables freed them.
+// byte-identical and verify, before the tables (built after AutoTablesAfter partitions' H
+// MSMs), with B_G2's, B_G1's, A's and L's tables, and after dropPairTables freed them (not built
+// again).
 func TestProverPairTablesMatchCPU(t *testing.T) {
 	d := testDevice(t)
 	pd := NewProverDevice(d)
@@ -153,14 +155,20 @@ func TestProverPairTablesMatchCPU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for part, paired := range []bool{true, false} {
+			for part := 0; part < AutoTablesAfter+2; part++ {
 				s := provePartition(t, ctx, pd, c, shape, params, pvk, part)
-				if s.b1.Paired() != paired || s.b2.Paired() != paired {
-					t.Fatalf("after partition %d: want B's pair tables %v", part, paired)
+				paired := part == AutoTablesAfter-1 || part == AutoTablesAfter
+				for _, pb := range s.pairedBases() {
+					if pb.b.hasPairTable() != paired {
+						t.Fatalf("after partition %d: %s pair table %v, want %v", part, pb.sec, !paired, paired)
+					}
 				}
-				if paired {
-					if n := pd.dropPairTables(); n != 2 {
-						t.Fatalf("dropPairTables freed %d, want 2", n)
+				if got := len(s.pairedBases()); got != 4 {
+					t.Fatalf("%d bases to pair, want 4 (B_G2, B_G1, A, L)", got)
+				}
+				if part == AutoTablesAfter {
+					if n := pd.dropPairTables(); n != 4 {
+						t.Fatalf("dropPairTables freed %d, want 4", n)
 					}
 				}
 			}

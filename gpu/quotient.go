@@ -67,7 +67,9 @@ func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.El
 // value by b's as it stores it; an inverse coset transform that subtracts c's coefficients as it
 // stores its output), on one stream, waited for once. s then holds h's coefficients in
 // BIT-REVERSED order (h_i at s[rev(i)], rev the reversal of logN bits: MSMJob.BitRev pairs them
-// with their bases), and b and c are overwritten. It returns the device time. The shift must be
+// with their bases) as PLAIN integers below r, not fr.Elements in Montgomery form (MSMJob.Plain:
+// the MSM converts nothing; 1/(shift^n − 1) carries the factor R⁻¹ that makes them so), and b
+// and c are overwritten. It returns the device time. The shift must be
 // nonzero with shift^n ≠ 1; ω_{2n} = fft.Generator(2n) is the fastest (its powers merge into the
 // transforms' twiddles, and the subtraction then rides on the last pass; another shift takes an
 // element-wise pass for it).

@@ -23,7 +23,7 @@ const (
 	// ShiftTableOn builds the table as each SRS is uploaded; an upload without room for the
 	// points and the table fails.
 	ShiftTableOn
-	// ShiftTableAuto builds the table once the device has run ShiftTableAutoAfter of H's MSMs
+	// ShiftTableAuto builds the table once the device has run AutoTablesAfter of H's MSMs
 	// over the SRS, when the workers' buffers and the memory pool that holds the MSMs' scratch
 	// have grown to their steady size, if the memory free outside that pool then holds the
 	// table and a quarter more (H's MSM takes larger buckets with it; the rest is margin). The
@@ -33,10 +33,11 @@ const (
 	ShiftTableAuto
 )
 
-// ShiftTableAutoAfter is the number of H MSMs over an SRS after which ShiftTableAuto decides
-// on its table: by the third partition each of two workers has staged a partition while the
-// other's MSMs ran.
-const ShiftTableAutoAfter = 3
+// AutoTablesAfter is the number of H MSMs over an SRS after which a device decides on the tables
+// it keeps where it has room (H's shift table under ShiftTableAuto, then the pair tables
+// SetPairTables asks for): by the third partition each of two workers has staged a partition
+// while the other's MSMs ran, so the workers' buffers and the pool are at their steady size.
+const AutoTablesAfter = 3
 
 // String returns "off", "on" or "auto".
 func (m ShiftTableMode) String() string {
@@ -106,20 +107,31 @@ func (p *ProverDevice) roomFor(what string, table uint64, args ...any) (free, po
 	return free, pool, true
 }
 
-// afterHMSM counts an MSM over s's H bases; under ShiftTableAuto, at the ShiftTableAutoAfter-th
-// it builds H's table when roomFor finds the room. The caller holds the kernel lock. A failed
-// build is logged, not returned: the partition's MSMs are done and correct.
+// afterHMSM counts an MSM over s's H bases; at the AutoTablesAfter-th it builds, where roomFor
+// finds the room, H's table under ShiftTableAuto and then the pair tables SetPairTables asks for
+// (addPairTables), in that order: the shift table saves the most time a GiB. The caller holds
+// the kernel lock. A failed build is logged, not returned: the partition's MSMs are done and
+// correct.
 func (p *ProverDevice) afterHMSM(s *SRS) {
-	if p.shiftMode() != ShiftTableAuto || s.h == nil {
+	auto := p.shiftMode() == ShiftTableAuto
+	if !auto && !p.pairs.Load() || s.h == nil {
 		return
 	}
 	p.mu.Lock()
 	s.hMSMs++
-	due := s.hMSMs == ShiftTableAutoAfter
+	due := s.hMSMs == AutoTablesAfter
 	p.mu.Unlock()
-	if !due || s.h.Shifted() {
+	if !due {
 		return
 	}
+	if auto && !s.h.Shifted() {
+		p.addAutoShiftTable(s)
+	}
+	p.addPairTables(s)
+}
+
+// addAutoShiftTable builds s's H shift table under ShiftTableAuto when roomFor finds the room.
+func (p *ProverDevice) addAutoShiftTable(s *SRS) {
 	table := uint64(s.h.Len()) * g1AffineBytes
 	free, pool, ok := p.roomFor("H shift table", table, "srs", s.id)
 	if !ok {

@@ -388,7 +388,7 @@ func (b *benchRun) do(ctx context.Context) error {
 
 // selectDevices returns the devices named by the --device flag: every GPU for "gpu", every GPU
 // or else the CPU for "auto", the CPU for "cpu"; tables says which tables the GPUs keep (H's
-// shift table, gpu.ProverDevice.SetShiftTableH; B's pair tables, SetPairTables), and their
+// shift table, gpu.ProverDevice.SetShiftTableH; the pair tables, SetPairTables), and their
 // decisions on them are logged to standard output.
 //
 // The GPUs are returned twice: as prover devices, and as the closable devices holding their

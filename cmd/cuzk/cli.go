@@ -149,7 +149,7 @@ func (f *shiftTableFlag) Set(s string) (err error) {
 const shiftTableHUsage = "GPUs keep a second table of H's bases, each times 2^128, for H's MSM: about 7 % fewer point additions there, for as much device memory again as H (12 GiB at 32 GiB PoRep). on (or the bare flag): built as the parameters are uploaded (seconds more); auto: built after the first partitions if the GPU then has room for it, under the kernel lock, and freed again when an upload needs the room; off"
 
 // pairTablesUsage is the --pair-tables flag's help.
-const pairTablesUsage = "GPUs keep a table of the sums of adjacent B_G1 and B_G2 bases, for the ones of B's MSMs: a quarter fewer point additions there, for half those bases' device memory (4.4 GiB at 32 GiB PoRep), built after the parameters are uploaded where the GPU has room for it, and freed again when an upload or a partition needs the room"
+const pairTablesUsage = "GPUs keep tables of the sums of adjacent bases of B_G2, B_G1, A and L, for the ones (a witness's bits) of those MSMs: a quarter fewer point additions there, for half those bases' device memory (16 GiB at 32 GiB PoRep: B_G2 3.0, B_G1 1.5, A and L 5.8 each), each built after a circuit's first partitions where the GPU then has room for it (after an automatic H shift table), and freed again when an upload or a partition needs the room"
 
 // tableFlags are the flags of the tables GPUs keep beside the parameters: --shift-table-h and
 // --pair-tables.

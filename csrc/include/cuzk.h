@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 16
+#define CUZK_ABI_VERSION 17
 
 /* Error codes. */
 enum {
@@ -121,8 +121,9 @@ CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c,
  * a ← a·b), the inverse coset transform of a (to bit-reversed order, its last pass subtracting
  * c's coefficients). a, b and c are distinct buffers on one device of at least n elements; on
  * return a holds h's coefficients in BIT-REVERSED order (h_i at a[rev(i)], rev the reversal of
- * log_n bits: an MSM pairs them with their bases through cuzk_msm_job_t's scalars_bitrev) and b
- * and c are overwritten. shift is the coset shift g (one fr.Element, Montgomery form, in host
+ * log_n bits) as PLAIN integers below r, not in Montgomery form (an MSM reads them with
+ * cuzk_msm_job_t's scalars_bitrev and scalars_plain, and needs no conversion), and b and c are
+ * overwritten. shift is the coset shift g (one fr.Element, Montgomery form, in host
  * memory), nonzero with g^n ≠ 1; for a, b, c that satisfy the R1CS (Z divides a·b − c) h does
  * not depend on it. g = ω_{2n} = fft.Generator(2n) (log_n ≤ 27) is the fastest: its coset factor
  * merges into the transforms' twiddles, and the subtraction rides on the last pass's store
@@ -207,15 +208,17 @@ CUZK_API cuzk_error_t cuzk_msm_device(cuzk_bases_t *b, cuzk_fr_buf_t *scalars, u
 
 /* One MSM of cuzk_msm_batch: Σ scalars[off+i]·bases[i] for i < n, as cuzk_msm_device, or with
  * scalars_bitrev = b ≥ 1 Σ scalars[off+i]·bases[rev(i)], rev the reversal of b bits, for n = 2^b
- * or 2^b − 1 (rev maps [0, n) onto itself): the scalars of cuzk_groth16_h's h. device_ns
- * receives the time its device steps took, in nanoseconds (the host combines its window sums
- * while the next job runs). */
+ * or 2^b − 1 (rev maps [0, n) onto itself); with scalars_plain ≠ 0 the scalars are plain integers
+ * below r, not in Montgomery form. cuzk_groth16_h's h is read with both. device_ns receives the
+ * time its device steps took, in nanoseconds (the host combines its window sums while the next
+ * job runs). */
 typedef struct {
   cuzk_bases_t *bases;
   cuzk_fr_buf_t *scalars;
   uint64_t off;
   uint64_t n;
   uint32_t scalars_bitrev;
+  uint32_t scalars_plain;
   uint64_t device_ns;
 } cuzk_msm_job_t;
 

@@ -9,26 +9,26 @@
 
 namespace cuzk {
 
-// msm_device runs the device steps of Σ scalars[i]·b[point_of(i, rev_bits)], i < n, on s and
-// waits for them, then hands then() the host's remaining step: a callable that writes the result
-// to out (Jacobian, host memory) from the window sums.
+// msm_device runs the device steps of Σ scalars[i]·b[point_of(i, rev_bits)], i < n (scalars
+// plain or in Montgomery form), on s and waits for them, then hands then() the host's remaining
+// step: a callable that writes the result to out (Jacobian, host memory) from the window sums.
 template <class Then>
-static void msm_device(const cuzk_bases* b, const fr_t* scalars, uint64_t n, uint32_t rev_bits, void* out,
+static void msm_device(const cuzk_bases* b, const fr_t* scalars, uint64_t n, uint32_t rev_bits, bool plain, void* out,
                        cudaStream_t s, Then then) {
   if (b->group == 1) {
     using M = msm_t<fp_lazy_t>;
     using A = affine_t<fp_lazy_t>;
-    auto r = M((const A*)b->p, (const A*)b->shifted, (const A*)b->pairs, scalars, n, rev_bits, s).run();
+    auto r = M((const A*)b->p, (const A*)b->shifted, (const A*)b->pairs, scalars, n, rev_bits, plain, s).run();
     then([r = std::move(r), out] { M::collect(r, (fp_lazy_t*)out); });
   } else {
     using M = msm_t<fp2_t>;
-    auto r = M((const g2_affine_t*)b->p, nullptr, (const g2_affine_t*)b->pairs, scalars, n, rev_bits, s).run();
+    auto r = M((const g2_affine_t*)b->p, nullptr, (const g2_affine_t*)b->pairs, scalars, n, rev_bits, plain, s).run();
     then([r = std::move(r), out] { M::collect(r, (fp2_t*)out); });
   }
 }
 
 void msm_run(const cuzk_bases* b, const fr_t* d_scalars, uint64_t n, void* out, cudaStream_t s) {
-  msm_device(b, d_scalars, n, 0, out, s, [](auto collect) { collect(); });
+  msm_device(b, d_scalars, n, 0, false, out, s, [](auto collect) { collect(); });
 }
 
 // SHIFT_BITS is the shift of a shift table, Q_i = 2^SHIFT_BITS·P_i: half of a scalar's 256 bits.
@@ -138,7 +138,7 @@ void msm_batch(cuzk_msm_job_t* jobs, uint32_t count, void* out) {
   for (uint32_t i = 0; i < count; i++) {
     cuzk_msm_job_t& j = jobs[i];
     const auto start = std::chrono::steady_clock::now();
-    msm_device(j.bases, j.scalars->p + j.off, j.n, j.scalars_bitrev, o, s,
+    msm_device(j.bases, j.scalars->p + j.off, j.n, j.scalars_bitrev, j.scalars_plain != 0, o, s,
                [&](auto collect) { collects.push_back(std::async(std::launch::async, std::move(collect))); });
     j.device_ns = (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                                                   start)

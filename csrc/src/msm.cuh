@@ -72,7 +72,9 @@
 
 // CUZK_MSM_BATCH_LOG2 bounds the (key, value) pairs of one batch of windows
 // (steps 3 and 4) to 2^CUZK_MSM_BATCH_LOG2: 16 bytes a pair with the sort's
-// double buffers, 16 GiB at the default 30. A batch holds at least one window,
+// double buffers, 16 GiB at the default 30. The windows are cut into the fewest
+// batches the bound allows, as even as can be (H's 6 windows of 2^28 pairs at a
+// PoRep partition: 3 + 3, 12 GiB). A batch holds at least one window,
 // so a window of more nonzero digits than the bound is still one batch; CUB
 // counts pairs in an int, which MAX_BASES < 2^31 keeps in range.
 #ifndef CUZK_MSM_BATCH_LOG2
@@ -136,15 +138,16 @@ __device__ __forceinline__ affine_t<F> load_affine2(const affine_t<F>* p, const 
 }
 
 // ---- steps 1 and 2: classification and the sum of the points with scalar 1 --
-// msm_classify sets flags[i] to 0 for the scalar 0, 1 for Montgomery one, 2 otherwise.
-__global__ void msm_classify(const fr_t* __restrict__ s, uint8_t* __restrict__ flags, uint64_t n) {
+// msm_classify sets flags[i] to 0 for the scalar 0, 1 for the scalar 1 (Montgomery one, or the
+// integer 1 for plain scalars), 2 otherwise.
+__global__ void msm_classify(const fr_t* __restrict__ s, uint8_t* __restrict__ flags, uint64_t n, bool plain) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   fr_t x = fr_t::load(s + i);
   uint8_t f = 2;
   if (x.is_zero())
     f = 0;
-  else if (x == fr_t::one())
+  else if (x == (plain ? fr_t::raw_one() : fr_t::one()))
     f = 1;
   flags[i] = f;
 }
@@ -224,17 +227,19 @@ __global__ void MSM_BOUNDS(F) msm_sum_xyzz(const xyzz_t<F>* __restrict__ in, uin
 // msm_digits writes, for windows [w0, w1) and compacted scalar j, the pairs of
 // its PARTS parts: part p (the scalar's limbs [8p/PARTS, 8(p+1)/PARTS), each
 // with its own carry) at ((w − w0)·PARTS + p)·m + j, its value the point index
-// (point_of the scalar's) with SHIFTED for part 1.
+// (point_of the scalar's) with SHIFTED for part 1. Scalars are converted out of
+// Montgomery form unless plain.
 template <uint32_t PARTS>
 __global__ void msm_digits(const fr_t* __restrict__ s, const uint32_t* __restrict__ idx, uint64_t m, uint32_t c,
-                           uint32_t w0, uint32_t w1, uint32_t rev_bits, uint32_t* __restrict__ keys,
+                           uint32_t w0, uint32_t w1, uint32_t rev_bits, bool plain, uint32_t* __restrict__ keys,
                            uint32_t* __restrict__ vals) {
   static_assert(PARTS == 1 || PARTS == 2, "a scalar is cut in one or two parts");
   constexpr uint32_t LIMBS = 8 / PARTS;
   uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= m) return;
   const uint32_t i = idx[j], pt = point_of(i, rev_bits);
-  fr_t x = fr_t::load(s + i).from_mont();
+  fr_t x = fr_t::load(s + i);
+  if (!plain) x = x.from_mont();
   const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
 #pragma unroll
   for (uint32_t p = 0; p < PARTS; p++) {
@@ -569,6 +574,7 @@ class msm_t {
   const fr_t* S;
   const uint64_t n;
   const uint32_t rev_bits;  // scalar i pairs with point_of(i, rev_bits)
+  const bool plain;         // scalars are plain integers below r, not in Montgomery form
   const cudaStream_t s;
   const uint64_t wave;      // the point kernels' threads the device runs at once
   mutable msm_timer timer;  // the steps' device times, when CUZK_MSM_TIMING is 1
@@ -645,7 +651,7 @@ class msm_t {
   // one entry PAIRED | k for scalars 2k and 2k+1 that are both 1.
   void classify() {
     dbuf_t<uint8_t> flags(n, s);
-    msm_classify<<<blocks_for(n, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, flags, n);
+    msm_classify<<<blocks_for(n, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, flags, n, plain);
     CUZK_LAUNCHED();
     if (PS) {
       msm_pair_flags<<<blocks_for(n / 2 + 1, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(flags, n);
@@ -715,9 +721,9 @@ class msm_t {
   // Step 3: the pairs of windows [w0, w1) to keys and vals, (w1 − w0)·parts·m of each.
   void digits(uint32_t w0, uint32_t w1, uint32_t* keys, uint32_t* vals) const {
     if (parts == 2)
-      msm_digits<2><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, rev_bits, keys, vals);
+      msm_digits<2><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, rev_bits, plain, keys, vals);
     else
-      msm_digits<1><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, rev_bits, keys, vals);
+      msm_digits<1><<<blocks_for(m, SIMPLE_THREADS), SIMPLE_THREADS, 0, s>>>(S, others, m, c, w0, w1, rev_bits, plain, keys, vals);
     CUZK_LAUNCHED();
   }
 
@@ -917,11 +923,12 @@ class msm_t {
   // shift is points' shift table (2^128·points[i] at shift[i]) or nullptr, pairs their pair
   // table (points[2k] + points[2k+1] at pairs[k]) or nullptr; scalar i pairs with
   // points[point_of(i, rev_bits)] (checked by the caller: in range for every i < count), and the
-  // pair table serves only rev_bits = 0.
+  // pair table serves only rev_bits = 0; plain scalars are integers below r, not in Montgomery
+  // form.
   msm_t(const affine_t<F>* points, const affine_t<F>* shift, const affine_t<F>* pairs, const fr_t* scalars,
-        uint64_t count, uint32_t rev_bits, cudaStream_t stream)
+        uint64_t count, uint32_t rev_bits, bool plain, cudaStream_t stream)
       : P(points), Q(shift), PS(rev_bits ? nullptr : pairs), parts(shift ? 2 : 1), S(scalars), n(count),
-        rev_bits(rev_bits), s(stream), wave(wave_threads()), timer(stream) {}
+        rev_bits(rev_bits), plain(plain), s(stream), wave(wave_threads()), timer(stream) {}
 
   // sums_t is what an MSM's device steps leave for the host: the window sums (W of them, window
   // w of weight 2^(c·w)) and the sum of the points with scalar 1.
@@ -958,6 +965,8 @@ class msm_t {
       uint32_t Wg = (uint32_t)(BATCH_PAIRS / (parts * m));  // windows per batch
       if (Wg < 1) Wg = 1;
       if (Wg > W) Wg = W;
+      const uint32_t batches = (W + Wg - 1) / Wg;
+      Wg = (W + batches - 1) / batches;  // as many batches, of as even a size as can be: the largest sets the memory
       for (uint32_t w0 = 0; w0 < W; w0 += Wg) {
         uint32_t w1 = w0 + Wg < W ? w0 + Wg : W;
         uint64_t M = (uint64_t)(w1 - w0) * parts * m;

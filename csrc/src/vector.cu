@@ -191,7 +191,10 @@ static uint64_t elapsed_ns(const event_t& from, const event_t& to) {
 //	transform of â·b̂, in bit-reversed order.
 //
 // z⁻¹ rides on the tables that carry b's and c's n⁻¹, and the subtraction on the store of a's
-// last pass (ntt_extra), so that no element-wise pass is left. *ns receives the device time.
+// last pass (ntt_extra), so that no element-wise pass is left. The factor is z⁻¹·R⁻¹ (R the
+// Montgomery radix) instead of z⁻¹: every step after it is linear and b's scaled values multiply
+// a's, so h comes out as h·R⁻¹ in Montgomery form, which is h as a plain integer, and H's MSM
+// needs no conversion out of Montgomery form. *ns receives the device time.
 void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
                uint64_t* ns) {
   check_log_n(log_n);
@@ -217,7 +220,7 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   memcpy(coset.shift, shift, sizeof coset.shift);
   memcpy(inv_coset.shift, shift, sizeof inv_coset.shift);
   ntt_extra over_z;
-  over_z.inv_scale = z.inverse();
+  over_z.inv_scale = z.inverse().from_mont();  // z⁻¹·R⁻¹: h comes out plain
   ntt_extra a_extra[3];
   a_extra[1].times = b->p;
   a_extra[2].minus = c->p;

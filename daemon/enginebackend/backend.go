@@ -76,9 +76,10 @@ func WithShiftTableH(mode gpu.ShiftTableMode) Option {
 	return func(c *config) error { c.shiftH = mode; return nil }
 }
 
-// WithPairTables says whether the GPUs keep pair tables of a circuit's B_G1 and B_G2 bases
+// WithPairTables says whether the GPUs keep pair tables of a circuit's B_G2, B_G1, A and L bases
 // (gpu.ProverDevice.SetPairTables, default off): a quarter fewer point additions for the ones
-// of B's MSMs, for half those bases' device memory.
+// of those MSMs, for half those bases' device memory, where the GPU has room after a circuit's
+// first partitions.
 func WithPairTables(on bool) Option {
 	return func(c *config) error { c.pairs = on; return nil }
 }

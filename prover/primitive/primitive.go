@@ -212,14 +212,16 @@ type Workspace interface {
 // return between steps (and may be resumed late by the Go scheduler when every core is busy)
 // keeps its work back to back this way. RunQuotient reports the order it left h in: natural, or
 // with bitReversed h_i at BufA[rev(i)], rev the reversal of logN bits (no pass of its own to
-// reorder), which only the workspace's MSMRunner reads (MSMJob.BitRev).
+// reorder), which only the workspace's MSMRunner reads (MSMJob.BitRev), and which may then hold
+// h in the workspace's own form (a GPU's: plain integers, not Montgomery form).
 type QuotientRunner interface {
 	RunQuotient(ctx context.Context, logN int, shift fr.Element) (bitReversed bool, err error)
 }
 
 // MSMJob is one MSM of MSMRunner.RunMSMs: Σ s[Off+i]·P_i over i < N, 1 ≤ N ≤ the section's
 // length, for the section Sec of the bases, or with BitRev = b ≥ 1 Σ s[Off+i]·P_rev(i), rev the
-// reversal of b bits, N = 2^b or 2^b − 1 (h as a QuotientRunner leaves it bit-reversed); the
+// reversal of b bits, N = 2^b or 2^b − 1 (h as a QuotientRunner leaves it bit-reversed, in the
+// runner's own form); the
 // result goes to G1 for a G1 section, to G2 for SectionBG2.
 type MSMJob struct {
 	Sec    Section

@@ -79,8 +79,8 @@ type pairedBase struct {
 }
 
 // pairedBases returns s's bases that SetPairTables pairs, those it has of two points or more, in
-// the order they are
-// built: by the time a GiB of table saves (B_G2's G2 additions first), then by size.
+// the order they are built: by the time a GiB of table saves (B_G2's G2 additions first), then
+// by size.
 func (s *SRS) pairedBases() []pairedBase {
 	var out []pairedBase
 	for _, pb := range []pairedBase{

@@ -227,7 +227,7 @@ func TestQuotientMatchesDefinition(t *testing.T) {
 			for i, v := range [][]fr.Element{a, b, c} {
 				require.NoError(t, ws.Upload(ctx, primitive.Buf(i), v))
 			}
-			task := &groth16Task{ws: ws, dims: primitive.Dims{Domain: m}}
+			task := &groth16Task{ws: ws, params: &Parameters{}, dims: primitive.Dims{Domain: m}}
 			bitRev, err := task.quotient(ctx)
 			require.NoError(t, err)
 			require.Zero(t, bitRev, "the steps leave natural order")
@@ -290,7 +290,7 @@ func TestQuotientTakesTheRunner(t *testing.T) {
 	require.NoError(t, err)
 	defer ws.Release()
 	q := &quotientRunner{cpuWorkspace: ws.(*cpuWorkspace), t: t}
-	task := &groth16Task{ws: q, dims: primitive.Dims{Domain: 8}}
+	task := &groth16Task{ws: q, params: &Parameters{}, dims: primitive.Dims{Domain: 8}}
 	bitRev, err := task.quotient(ctx)
 	require.NoError(t, err)
 	require.Zero(t, bitRev)

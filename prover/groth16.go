@@ -107,6 +107,10 @@ func (d *groth16Device) Prepare(ctx context.Context, params *Parameters, asg *sy
 		t.Release()
 		return nil, fmt.Errorf("prover: stage partition on %s: %w", d.p.Name(), err)
 	}
+	if t.foldedInputs, err = foldedInputs(params.CFold, asg.W); err != nil {
+		t.Release()
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -119,12 +123,21 @@ type groth16Task struct {
 	ws     primitive.Workspace
 	dims   primitive.Dims
 	res    msmResults
+	// foldedInputs is the inputs' share of C that parameters with C folded into L (FoldC) leave
+	// to the proof's C: Σ_{k<inputs} w_k·CFold.Inputs[k]; the identity otherwise.
+	foldedInputs bls12381.G1Jac
 }
 
 // stage copies the partition to the workspace and compacts the query scalars there. With
-// evalOnDevice, only w is copied and the workspace computes A·w, B·w, C·w.
+// evalOnDevice, only w is copied and the workspace computes A·w, B·w, C·w. With C folded into L
+// (FoldC), c is left zero: the quotient then computes h' (cfold.go).
 func (t *groth16Task) stage(ctx context.Context, evalOnDevice bool) error {
 	asg, ws, shape := t.asg, t.ws, t.asg.Shape
+	folded := t.params.CFold != nil
+	c := asg.C
+	if folded {
+		c = nil
+	}
 	if evalOnDevice {
 		st, ok := ws.(primitive.WitnessStager)
 		if !ok {
@@ -133,12 +146,17 @@ func (t *groth16Task) stage(ctx context.Context, evalOnDevice bool) error {
 		if err := st.StageWitness(ctx, shape, asg.W); err != nil {
 			return fmt.Errorf("evaluate on device: %w", err)
 		}
+		if folded {
+			if err := ws.Upload(ctx, primitive.BufC, nil); err != nil {
+				return err
+			}
+		}
 		return t.compact(ctx)
 	}
 	for _, s := range []struct {
 		buf primitive.Buf
 		v   []fr.Element
-	}{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufC, asg.C}, {primitive.BufW, asg.W}} {
+	}{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufC, c}, {primitive.BufW, asg.W}} {
 		if err := ws.Upload(ctx, s.buf, s.v); err != nil {
 			return err
 		}
@@ -258,7 +276,9 @@ func (t *groth16Task) Run(ctx context.Context) error {
 //	h = (iNTT_coset(â·b̂) − iNTT(c)) / (g^m − 1)        coefficients
 //
 // Six transforms instead of seven, equal to the seven-transform recipe element for element, even
-// for an unsatisfied assignment. The inverse transforms leave bit-reversed order and the coset
+// for an unsatisfied assignment. With C folded into L (FoldC) c is zero and its transform is
+// skipped: five transforms give h' = iNTT_coset(â·b̂)/(g^m − 1), and L and the inputs' points
+// carry the rest of H's MSM (cfold.go). The inverse transforms leave bit-reversed order and the coset
 // transforms take it, so no transform permutes; Quotient's bit reversal gives h natural order.
 // A workspace that implements primitive.QuotientRunner (a GPU's) takes these steps in one call,
 // and may leave h bit-reversed for its own MSM batch, which then pairs h_i with H's base i.
@@ -284,7 +304,11 @@ func (t *groth16Task) quotient(ctx context.Context) (bitRev int, err error) {
 		return logM, nil
 	}
 	toBitReversed := primitive.NTT{Inverse: true, OutputBitReversed: true}
-	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
+	inverses := []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC}
+	if t.params.CFold != nil {
+		inverses = inverses[:2] // c is zero (stage), and so is its transform
+	}
+	for _, b := range inverses {
 		if err := t.ws.NTT(ctx, b, logM, toBitReversed); err != nil {
 			return 0, err
 		}
@@ -330,7 +354,9 @@ func (t *groth16Task) Finalize(ctx context.Context) (*Proof, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return assembleProof(&t.params.VK, &t.res, t.rs), nil
+	m := t.res
+	m.L.AddAssign(&t.foldedInputs)
+	return assembleProof(&t.params.VK, &m, t.rs), nil
 }
 
 func (t *groth16Task) Release() {

@@ -242,7 +242,12 @@ func (c *countWriter) Write(b []byte) (int, error) {
 // WriteTo streams the bellperson encoding of p to w through a buffer, encoding each batch
 // of points in parallel, and returns the number of bytes written (EncodedSize on success).
 // Mapped parameters are decoded a batch at a time and written as decoded parameters would be.
+// Parameters with C folded into L (FoldC) are refused: bellperson's format has no place for the
+// fold, and their L is no longer the setup's.
 func (p *Parameters) WriteTo(w io.Writer) (int64, error) {
+	if p.CFold != nil {
+		return 0, fmt.Errorf("encode parameters: C is folded into L (prover.FoldC), which bellperson's format cannot say; write the parameters before folding")
+	}
 	for sec := primitive.SectionH; sec <= primitive.SectionBG2; sec++ {
 		if n := p.Len(sec); uint64(n) > math.MaxUint32 {
 			return 0, fmt.Errorf("encode parameters section %q: %d points exceed the u32 count", sec, n)

@@ -97,9 +97,12 @@ func ProvePartition(ctx context.Context, params *Parameters, asg *synth.Assignme
 
 // CheckParameters reports whether params fit shape: |IC| = inputs, |L| = aux, |H| = m−1, and the
 // A, B_G1, B_G2 queries have one point per variable their densities mark. A mismatch is a
-// *ParamsMismatchError.
+// *ParamsMismatchError. Parameters folded by FoldC must be folded for shape's C.
 func CheckParameters(params *Parameters, shape *synth.Shape) error {
-	return checkSections(len(params.VK.IC), params.Len, shape)
+	if err := checkSections(len(params.VK.IC), params.Len, shape); err != nil {
+		return err
+	}
+	return checkFold(params, shape)
 }
 
 // ParamsMismatchError is the first section whose point count does not fit the circuit. It

@@ -40,6 +40,8 @@ type Parameters struct {
 	A   []bls12381.G1Affine
 	BG1 []bls12381.G1Affine
 	BG2 []bls12381.G2Affine
+	// CFold, when set, says that L holds C's share of H's MSM for one circuit (FoldC).
+	CFold *CFold
 
 	mapped *MappedParameters // the points' file, when the slices are nil
 }

@@ -92,3 +92,14 @@ func TestBenchParamsFileUsage(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, ents, "nothing written")
 }
+
+// TestBenchFoldC: --fold-c proves with C folded into L (the bench verifies every proof), and
+// refuses parameters left in a mapped file with an error that says so.
+func TestBenchFoldC(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out1"), "--fold-c")))
+	err := run(ctx, benchArgs(filepath.Join(dir, "out2"), "--fold-c", "--params-file", filepath.Join(dir, "p.params")))
+	require.ErrorContains(t, err, "--fold-c")
+	require.ErrorContains(t, err, "mapped file")
+}

@@ -1,0 +1,300 @@
+package prover
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// C folded into L.
+//
+// The quotient (groth16Task.quotient) computes h = (t − c̃)·z⁻¹ on the coset g·⟨ω⟩ of a domain
+// of size m: t the inverse coset transform of â·b̂, c̃ = iNTT(c) the coefficients of c = C·w, z =
+// g^m − 1. H's MSM is linear in h, so
+//
+//	Σ_{i<m−1} h_i·H_i = Σ_{i<m−1} t_i·z⁻¹·H_i − z⁻¹·Σ_{i<m−1} c̃_i·H_i,
+//
+// and with c̃_i = (1/m)·Σ_j ω^(−ij)·c_j and c_j = Σ_k C[j][k]·w_k the second sum is Σ_k w_k·Q_k,
+//
+//	Q_k = −z⁻¹·Σ_j C[j][k]·G_j,   G_j = (1/m)·Σ_{i<m−1} ω^(−ij)·H_i,
+//
+// a fixed point per variable k: G is an inverse transform over H's points (H_{m−1}, which the
+// parameters do not have, taken as the point at infinity: h has no coefficient there), and Q
+// sums C's columns over it. L already holds one point per aux variable that the MSM over w's
+// aux part sums, so L'_k = L_k + Q_k takes C's share with no MSM of its own, and the inputs'
+// share Σ_{k<inputs} w_k·Q_k (a few points) is added to the proof's C on the host. The prover
+// then computes h' = t·z⁻¹ without c: one inverse transform a partition less, and no use for
+// C·w. The proof is the same group elements, so the same bytes for the same r and s.
+//
+// The fold belongs to one circuit (C, its inputs and its domain), not only to the SRS: the
+// folded parameters record a digest of the circuit's C (cDigest) and the prover refuses them
+// for another.
+
+// CFold marks Parameters whose L holds C's share of H's MSM (FoldC).
+type CFold struct {
+	// Inputs holds Q_k for each input k, One first: the prover adds Σ_k w_k·Inputs[k] to the
+	// proof's C.
+	Inputs []bls12381.G1Affine
+	// Circuit is the digest (cDigest) of the circuit whose C is folded.
+	Circuit [32]byte
+}
+
+// ErrFold reports parameters that FoldC cannot fold.
+var ErrFold = errors.New("prover: fold C into L")
+
+// FoldC returns params with C's share of H's MSM folded into L for the circuit shape (CFold):
+// its partitions then need one inverse transform less and no C·w. params must be decoded (not
+// mapped from a file), not folded already, and fit shape (CheckParameters); params is left as
+// it was. The cost is an inverse transform over H's m − 1 points (m/2·log m scalar
+// multiplications) and one multiplication a term of C whose coefficient is not ±1, on the CPU:
+// seconds at 2^16 constraints, hours at a 32 GiB PoRep partition.
+func FoldC(params *Parameters, shape *synth.Shape) (*Parameters, error) {
+	switch {
+	case params.mapped != nil:
+		return nil, fmt.Errorf("%w: the parameters' points are in a mapped file, not decoded", ErrFold)
+	case params.CFold != nil:
+		return nil, fmt.Errorf("%w: the parameters are folded already", ErrFold)
+	}
+	if err := CheckParameters(params, shape); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFold, err)
+	}
+	m := shape.DomainSize()
+	if m < 2 {
+		return nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
+	}
+	g, err := foldedH(params.H, m)
+	if err != nil {
+		return nil, err
+	}
+	q := foldColumns(shape, g)
+	nIn := shape.NumInputs
+	lq := make([]bls12381.G1Jac, shape.NumAux)
+	parallelRange(shape.NumAux, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			lq[k].FromAffine(&params.L[k])
+			lq[k].AddAssign(&q[nIn+k])
+		}
+	})
+	out := *params
+	if params.ID != "" {
+		out.ID = params.ID + " (C folded)"
+	}
+	out.L = bls12381.BatchJacobianToAffineG1(lq)
+	out.CFold = &CFold{Inputs: bls12381.BatchJacobianToAffineG1(q[:nIn]), Circuit: cDigest(shape)}
+	return &out, nil
+}
+
+// foldedH returns G_j·(−z⁻¹) for j < m (the comment at the top of this file): H's points, the
+// missing H_{m−1} as the point at infinity, transformed with ω⁻¹ and scaled by −z⁻¹/m, z the
+// quotient's g^m − 1.
+func foldedH(h []bls12381.G1Affine, m int) ([]bls12381.G1Affine, error) {
+	omega, err := fft.Generator(uint64(m))
+	if err != nil {
+		return nil, fmt.Errorf("%w: domain of %d: %v", ErrFold, m, err)
+	}
+	shift, err := quotientShift(m)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFold, err)
+	}
+	x := make([]bls12381.G1Jac, m)
+	for i := range h {
+		x[i].FromAffine(&h[i])
+	}
+	var omegaInv fr.Element
+	omegaInv.Inverse(&omega)
+	g1DFT(x, omegaInv)
+	var scale, mInv fr.Element
+	scale = zInverseOnCoset(m, shift)
+	scale.Neg(&scale)
+	mInv.SetUint64(uint64(m))
+	mInv.Inverse(&mInv)
+	scale.Mul(&scale, &mInv)
+	s := bigOf(&scale)
+	parallelRange(m, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			x[j].ScalarMultiplication(&x[j], s)
+		}
+	})
+	return bls12381.BatchJacobianToAffineG1(x), nil
+}
+
+// g1DFT sets x, of a power-of-two length n, to its transform x̂_j = Σ_i ω^(ij)·x_i, ω of order n,
+// in natural order: radix-2 decimation in time after a bit-reversal permutation, each stage's
+// butterflies spread over all cores.
+func g1DFT(x []bls12381.G1Jac, omega fr.Element) {
+	n := len(x)
+	logN := bits.TrailingZeros(uint(n))
+	for i := range n {
+		if j := int(bits.Reverse64(uint64(i)) >> (64 - logN)); i < j {
+			x[i], x[j] = x[j], x[i]
+		}
+	}
+	for half := 1; half < n; half <<= 1 {
+		var w, t fr.Element
+		w.Exp(omega, big.NewInt(int64(n/(2*half))))
+		tw := make([]big.Int, half)
+		t.SetOne()
+		for k := range half {
+			t.BigInt(&tw[k])
+			t.Mul(&t, &w)
+		}
+		parallelRange(n/2, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				k := b % half
+				i := (b/half)*2*half + k
+				u, v := x[i], x[i+half]
+				if k != 0 {
+					v.ScalarMultiplication(&v, &tw[k])
+				}
+				x[i].Set(&u).AddAssign(&v)
+				x[i+half].Set(&u).SubAssign(&v)
+			}
+		})
+	}
+}
+
+// foldColumns returns Q_k = Σ_j C[j][k]·g_j for every variable k of shape (inputs, then aux):
+// the columns are split between the cores, each reading every row of C.
+func foldColumns(shape *synth.Shape, g []bls12381.G1Affine) []bls12381.G1Jac {
+	q := make([]bls12381.G1Jac, shape.NumInputs+shape.NumAux)
+	coeffs := make([]big.Int, len(shape.Coeffs))
+	for i := range coeffs {
+		shape.Coeffs[i].BigInt(&coeffs[i])
+	}
+	parallelRange(len(q), func(lo, hi int) {
+		var row []synth.MatrixEntry
+		for r := range shape.C.NumRows() {
+			row = shape.C.AppendRow(row[:0], r)
+			for _, e := range row {
+				k := int(e.Col)
+				if k < lo || k >= hi {
+					continue
+				}
+				switch e.Coeff {
+				case 0: // 1
+					q[k].AddMixed(&g[r])
+				case 1: // −1
+					var neg bls12381.G1Affine
+					neg.Neg(&g[r])
+					q[k].AddMixed(&neg)
+				default:
+					var t bls12381.G1Jac
+					t.FromAffine(&g[r])
+					t.ScalarMultiplication(&t, &coeffs[e.Coeff])
+					q[k].AddAssign(&t)
+				}
+			}
+		}
+	})
+	return q
+}
+
+// parallelRange splits [0, n) into one contiguous range a core and calls f on each.
+func parallelRange(n int, f func(lo, hi int)) {
+	parts := max(1, min(runtime.GOMAXPROCS(0), n))
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
+}
+
+// cDigest returns the SHA-256 of what a fold depends on in shape: its input, aux and constraint
+// counts, C's encoding (synth.MatrixEncoding) and the coefficient table. Two shapes with equal
+// digests have the same C term for term. Computed once a shape (a few hundred milliseconds at a
+// 32 GiB PoRep partition's C).
+func cDigest(shape *synth.Shape) [32]byte {
+	key := weak.Make(shape)
+	if d, ok := cDigests.Load(key); ok {
+		return d.([32]byte)
+	}
+	h := sha256.New()
+	var buf [8]byte
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		h.Write(buf[:])
+	}
+	words := func(ws []uint32) {
+		put(uint64(len(ws)))
+		b := make([]byte, 4*min(len(ws), 1<<16))
+		for len(ws) > 0 {
+			n := min(len(ws), len(b)/4)
+			for i, w := range ws[:n] {
+				binary.LittleEndian.PutUint32(b[4*i:], w)
+			}
+			h.Write(b[:4*n])
+			ws = ws[n:]
+		}
+	}
+	put(uint64(shape.NumInputs))
+	put(uint64(shape.NumAux))
+	put(uint64(shape.NumConstraints))
+	enc := shape.C.Encoding()
+	put(uint64(enc.ColBits))
+	put(uint64(len(enc.RowLen)))
+	h.Write(enc.RowLen)
+	words(enc.BlockPtr)
+	words(enc.LongRows)
+	words(enc.LongLens)
+	words(enc.Words)
+	put(uint64(len(shape.Coeffs)))
+	for i := range shape.Coeffs {
+		b := shape.Coeffs[i].Bytes()
+		h.Write(b[:])
+	}
+	var d [32]byte
+	copy(d[:], h.Sum(nil))
+	if _, loaded := cDigests.LoadOrStore(key, d); !loaded {
+		runtime.AddCleanup(shape, func(k weak.Pointer[synth.Shape]) { cDigests.Delete(k) }, key)
+	}
+	return d
+}
+
+// cDigests holds cDigest's results by shape, each dropped when its shape is collected.
+var cDigests sync.Map // weak.Pointer[synth.Shape] → [32]byte
+
+// checkFold refuses folded parameters for a circuit other than the one folded, with a
+// *ParamsMismatchError.
+func checkFold(params *Parameters, shape *synth.Shape) error {
+	f := params.CFold
+	if f == nil {
+		return nil
+	}
+	if len(f.Inputs) != shape.NumInputs {
+		return &ParamsMismatchError{Section: "c_fold inputs", Got: len(f.Inputs), Want: shape.NumInputs, Shape: shape}
+	}
+	if d := cDigest(shape); d != f.Circuit {
+		return fmt.Errorf("%w: C is folded for the circuit of digest %x, this circuit's is %x", ErrParamsMismatch, f.Circuit[:8], d[:8])
+	}
+	return nil
+}
+
+// foldedInputs returns Σ_{k<inputs} w_k·Inputs[k], the inputs' share of C that folded
+// parameters leave to the proof's C (the identity without a fold).
+func foldedInputs(f *CFold, w []fr.Element) (bls12381.G1Jac, error) {
+	var sum bls12381.G1Jac
+	if f == nil {
+		return sum, nil
+	}
+	if len(w) < len(f.Inputs) {
+		return sum, fmt.Errorf("prover: %d values for %d folded inputs", len(w), len(f.Inputs))
+	}
+	if _, err := sum.MultiExp(f.Inputs, w[:len(f.Inputs)], ecc.MultiExpConfig{}); err != nil {
+		return sum, fmt.Errorf("prover: folded inputs: %w", err)
+	}
+	return sum, nil
+}

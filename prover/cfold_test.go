@@ -1,0 +1,139 @@
+package prover_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// cHeavy returns a circuit that puts in C every kind of term a fold meets: inputs (One
+// included), an aux variable found only in C, coefficients 1, −1 and general ones (k), a
+// variable repeated in one row, terms that cancel and rows of several terms. Circuits of two
+// k have the same counts and densities and differ in C alone.
+func cHeavy(k fr.Element) funcCircuit {
+	return func(cs *synth.CS) error {
+		x, y := fr.NewElement(7), fr.NewElement(11)
+		var xy, kxy, negK, minus fr.Element
+		xy.Mul(&x, &y)
+		kxy.Mul(&k, &xy)
+		negK.Neg(&k)
+		minus.Neg(&xy)
+		in := cs.AllocInput(xy)
+		a, b := cs.Alloc(x), cs.Alloc(y)
+		p := cs.Alloc(xy)
+		kp := cs.Alloc(kxy)
+		only := cs.Alloc(minus)
+		cs.Enforce("product", synth.V(a), synth.V(b), synth.V(p))
+		cs.Enforce("input in C", synth.V(a), synth.V(b), synth.V(in))
+		// k·xy = 3k·p − 2k·in, with p three times, in twice, and k·One − k·One + kp − kp.
+		c := synth.LC{}.AddTerm(k, p).AddTerm(k, p).AddTerm(k, p).AddTerm(negK, in).AddTerm(negK, in).
+			AddTerm(k, synth.One).AddTerm(negK, synth.One).Add(kp).Sub(kp)
+		cs.Enforce("general coefficients", synth.V(kp), synth.V(synth.One), c)
+		cs.Enforce("aux only in C, −1", synth.V(a), synth.V(b), synth.LC{}.Sub(only))
+		cs.Enforce("One in C", synth.V(synth.One), synth.V(synth.One), synth.V(synth.One))
+		return nil
+	}
+}
+
+// TestFoldCProvesTheSameBytes: parameters with C folded into L prove the unfolded parameters'
+// proof byte for byte (same r and s) on the CPU, through a device that evaluates the witness
+// itself and through one that takes the quotient in one call and leaves h bit-reversed (as a
+// GPU does); the fold changes L where C has terms and leaves the parameters it was given as
+// they were.
+func TestFoldCProvesTheSameBytes(t *testing.T) {
+	ctx := context.Background()
+	for name, c := range map[string]synth.Circuit{
+		"scalable": &circuits.Scalable{Constraints: 300, Inputs: 3, Seed: 9},
+		"c terms":  cHeavy(fr.NewElement(0x1234567890abcdef)),
+		"no aux": funcCircuit(func(cs *synth.CS) error {
+			x, y := fr.NewElement(5), fr.NewElement(6)
+			var xy fr.Element
+			xy.Mul(&x, &y)
+			cs.Enforce("mul", synth.V(cs.AllocInput(x)), synth.V(cs.AllocInput(y)), synth.V(cs.AllocInput(xy)))
+			return nil
+		}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			shape, params := setupFor(t, c)
+			asg, err := synth.Synthesize(ctx, shape, c)
+			require.NoError(t, err)
+			require.NoError(t, synth.Check(shape, asg, c))
+			l := append(params.L[:0:0], params.L...)
+			folded, err := prover.FoldC(params, shape)
+			require.NoError(t, err)
+			require.Equal(t, l, params.L, "FoldC changed its input")
+			require.Nil(t, params.CFold)
+			require.Len(t, folded.CFold.Inputs, shape.NumInputs)
+			if shape.NumAux > 0 && shape.C.NumTerms() > 0 {
+				require.NotEqual(t, params.L, folded.L)
+				// Devices keep the points by identity: other points, another identity.
+				require.NotEqual(t, params.Identity(), folded.Identity())
+			}
+
+			rs := fixedRandomness(21)
+			want, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
+			require.NoError(t, err)
+			for dname, dev := range map[string]prover.Device{
+				"cpu":               prover.CPU(),
+				"evaluating device": prover.NewDevice(&hostEvaluator{Device: prover.NewCPUPrimitives()}),
+				"one-call quotient": prover.NewDevice(&msmRunnerDevice{Device: prover.NewCPUPrimitives(), reverseH: true, t: t}),
+			} {
+				got, err := prover.ProvePartition(ctx, folded, asg, prover.WithRandomness(rs), prover.WithDevice(dev))
+				require.NoError(t, err, dname)
+				require.Equal(t, want.Bytes(), got.Bytes(), dname)
+			}
+			// The witness alone on the evaluating device.
+			wit, err := synth.SynthesizeWitness(ctx, shape, c, nil)
+			require.NoError(t, err)
+			got, err := prover.ProvePartition(ctx, folded, wit, prover.WithRandomness(rs),
+				prover.WithDevice(prover.NewDevice(&hostEvaluator{Device: prover.NewCPUPrimitives()})))
+			require.NoError(t, err)
+			require.Equal(t, want.Bytes(), got.Bytes())
+		})
+	}
+}
+
+// TestFoldCRefuses: a second fold, parameters still in a mapped file and a circuit other than
+// the folded one (same counts, other C) are refused with errors that say so, and folded
+// parameters are not written in bellperson's format.
+func TestFoldCRefuses(t *testing.T) {
+	ctx := context.Background()
+	c := cHeavy(fr.NewElement(3))
+	shape, params := setupFor(t, c)
+	folded, err := prover.FoldC(params, shape)
+	require.NoError(t, err)
+
+	_, err = prover.FoldC(folded, shape)
+	require.ErrorIs(t, err, prover.ErrFold)
+	require.ErrorContains(t, err, "folded already")
+
+	_, _, _, m := mappedSetup(t, c)
+	mp, err := m.Parameters()
+	require.NoError(t, err)
+	_, err = prover.FoldC(mp, shape)
+	require.ErrorIs(t, err, prover.ErrFold)
+	require.ErrorContains(t, err, "mapped file")
+
+	other := cHeavy(fr.NewElement(4))
+	otherShape, err := synth.Compile(other)
+	require.NoError(t, err)
+	asg, err := synth.Synthesize(ctx, otherShape, other)
+	require.NoError(t, err)
+	// The unfolded parameters fit both circuits' counts, so only the fold tells them apart.
+	require.NoError(t, prover.CheckParameters(params, otherShape))
+	_, err = prover.ProvePartition(ctx, folded, asg)
+	require.ErrorIs(t, err, prover.ErrParamsMismatch)
+	require.ErrorContains(t, err, "C is folded for the circuit of digest")
+
+	var buf bytes.Buffer
+	_, err = folded.WriteTo(&buf)
+	require.ErrorContains(t, err, "folded")
+	require.Zero(t, buf.Len())
+}

@@ -148,7 +148,7 @@ func TestStageWitnessMatchesHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pw.Release()
-			if err := pw.(primitive.WitnessStager).StageWitness(ctx, shape, asg.W); err != nil {
+			if err := pw.(primitive.WitnessStager).StageWitness(ctx, shape, asg.W, true); err != nil {
 				t.Fatal(err)
 			}
 			ws := pw.(*workspace)

@@ -482,13 +482,15 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 
 // TestGroth16HMatchesSteps checks the one-call quotient against the same recipe run a step at a
 // time on the device (quotientSteps: NTT, Mul and Quotient, each checked against gnark-crypto and
-// the host above), on the cosets of quotientShifts.
+// the host above), on the cosets of quotientShifts; and the call without c (C folded into L)
+// against the steps with c zero.
 func TestGroth16HMatchesSteps(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
 	quotientCases(t, func(logN int, vecs [][]fr.Element, random fr.Element) {
 		for name, shift := range quotientShifts(t, logN, random) {
-			groth16HMatchesSteps(t, d, logN, vecs, name, shift)
+			groth16HMatchesSteps(t, d, logN, vecs, name, shift, true)
+			groth16HMatchesSteps(t, d, logN, vecs, name, shift, false)
 		}
 	})
 
@@ -518,15 +520,23 @@ func TestGroth16HMatchesSteps(t *testing.T) {
 }
 
 // groth16HMatchesSteps runs the quotient of vecs on the coset shift·⟨ω⟩ both ways and compares
-// them element for element; the element past the domain must stay put.
-func groth16HMatchesSteps(t *testing.T, d *Device, logN int, vecs [][]fr.Element, name string, shift fr.Element) {
+// them element for element; the element past the domain must stay put. Without withC the one
+// call gets no c and the steps a zero c (vecs[2] is then uploaded to the one call's c buffer
+// all the same, to show that it is not read).
+func groth16HMatchesSteps(t *testing.T, d *Device, logN int, vecs [][]fr.Element, name string, shift fr.Element, withC bool) {
 	ctx := context.Background()
 	n := 1 << logN
+	if !withC {
+		name += ", without c"
+	}
 	var results [2][]fr.Element
 	for r := range results {
 		bufs := make([]*Scalars, 3)
 		for i, v := range vecs {
 			bufs[i] = testScalars(t, d, n+1)
+			if i == 2 && r == 0 && !withC {
+				v = make([]fr.Element, len(v))
+			}
 			if err := bufs[i].Upload(ctx, 0, v); err != nil {
 				t.Fatal(err)
 			}
@@ -536,7 +546,11 @@ func groth16HMatchesSteps(t *testing.T, d *Device, logN int, vecs [][]fr.Element
 				t.Fatal(err)
 			}
 		} else {
-			took, err := bufs[0].Groth16H(ctx, bufs[1], bufs[2], logN, shift)
+			c := bufs[2]
+			if !withC {
+				c = nil
+			}
+			took, err := bufs[0].Groth16H(ctx, bufs[1], c, logN, shift)
 			if err != nil {
 				t.Fatal(err)
 			}

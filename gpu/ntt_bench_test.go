@@ -61,6 +61,14 @@ func BenchmarkNTTQuotientChain(b *testing.B) {
 					}
 				}
 			})
+			// C folded into L (prover.FoldC): five transforms.
+			b.Run(fmt.Sprintf("2^%d/one-call-without-c/shift=%s", logN, shift.name), func(b *testing.B) {
+				for range b.N {
+					if _, err := bufs[0].Groth16H(ctx, bufs[1], nil, logN, shift.g); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -73,7 +73,8 @@ func TestNTTTableMatchesGnark(t *testing.T) {
 		}
 		psi, err := fft.Generator(2 << logN)
 		require.NoError(t, err)
-		groth16HMatchesSteps(t, d, logN, vecs, "ω_2n with the table", psi)
+		groth16HMatchesSteps(t, d, logN, vecs, "ω_2n with the table", psi, true)
+		groth16HMatchesSteps(t, d, logN, vecs, "ω_2n with the table", psi, false)
 	}
 
 	require.NoError(t, d.DropNTTTable())

@@ -781,16 +781,19 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 
 // RunQuotient implements primitive.QuotientRunner: the whole quotient in one device call
 // (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable), h left in
-// bit-reversed order and as plain integers for RunMSMs; it counts the partition.
-func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
+// bit-reversed order and as plain integers for RunMSMs; it counts the partition. Without c (C
+// folded into L) it runs five transforms.
+func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bool, error) {
 	ws.p.keepNTTTable(logN)
 	a, b, err := ws.bufPair(primitive.BufA, primitive.BufB)
 	if err != nil {
 		return false, err
 	}
-	c, err := ws.buf(primitive.BufC)
-	if err != nil {
-		return false, err
+	var c *Scalars
+	if withC {
+		if c, err = ws.buf(primitive.BufC); err != nil {
+			return false, err
+		}
 	}
 	ntt, err := a.Groth16H(ctx, b, c, logN, shift)
 	if err != nil {
@@ -1009,9 +1012,9 @@ func compactOthers(n int) int { return 3 * n / 32 }
 // StageWitness implements primitive.WitnessStager: w is uploaded — compactly (decoded on the
 // device) when it holds at most compactOthers values neither 0 nor 1, else as it is, so that
 // the host holds at most |w|·4 bytes more while staging — and the evaluations computed from
-// shape's resident matrices into BufA, BufB, BufC, zero-padded to the domain. The encoder
-// decides after its one pass over w (synth.EncodeWitnessBounded).
-func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element) error {
+// shape's resident matrices into BufA, BufB and, withC, BufC, zero-padded to the domain. The
+// encoder decides after its one pass over w (synth.EncodeWitnessBounded).
+func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element, withC bool) error {
 	wb, err := ws.buf(primitive.BufW)
 	if err != nil {
 		return err
@@ -1021,7 +1024,11 @@ func (ws *workspace) StageWitness(ctx context.Context, shape *synth.Shape, w []f
 			len(w), shape.NumInputs+shape.NumAux, wb.Len())
 	}
 	var out [3]*Scalars
-	for i, b := range []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC} {
+	bufs := []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC}
+	if !withC {
+		bufs = bufs[:2] // out[2] stays nil: Shape.Evaluate leaves C·w out
+	}
+	for i, b := range bufs {
 		if out[i], err = ws.buf(b); err != nil {
 			return err
 		}

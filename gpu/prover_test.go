@@ -137,6 +137,37 @@ func TestProverMatchesCPU(t *testing.T) {
 	}
 }
 
+// TestProverFoldedMatchesCPU proves partitions with C folded into L (prover.FoldC) on the GPU,
+// whose one-call quotient then takes no c, both from the host's evaluations and from w alone
+// (device evaluation without C·w), and on the CPU with the same r and s: the proofs must be
+// byte-identical and verify.
+func TestProverFoldedMatchesCPU(t *testing.T) {
+	d := testDevice(t)
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	ctx := context.Background()
+	for _, logN := range []int{10, 12} {
+		t.Run(fmt.Sprintf("2^%d", logN), func(t *testing.T) {
+			c, shape, params := setupScalable(t, logN, 5)
+			folded, err := prover.FoldC(params, shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pvk, err := prover.PrepareVerifyingKey(&folded.VK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for part := 0; part < 2; part++ {
+				provePartition(t, ctx, pd, c, shape, folded, pvk, part)
+				proveBothWays(t, pd, shape, folded, c)
+			}
+			if err := pd.Evict(ctx, folded.Identity()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // TestProverPairTablesMatchCPU proves partitions on a GPU that keeps pair tables
 // (SetPairTables, small SRSs always fit) and on the CPU with the same r and s: the proofs must be
 // byte-identical and verify, before the tables (built after AutoTablesAfter partitions' H

@@ -72,7 +72,8 @@ func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.El
 // and c are overwritten. It returns the device time. The shift must be
 // nonzero with shift^n ≠ 1; ω_{2n} = fft.Generator(2n) is the fastest (its powers merge into the
 // transforms' twiddles, and the subtraction then rides on the last pass; another shift takes an
-// element-wise pass for it).
+// element-wise pass for it). c may be nil, for parameters with C folded into L (prover.FoldC):
+// then h = t/(shift^n − 1), t the inverse coset transform of a·b's values, in five transforms.
 //
 // The single call is what makes it faster than the steps: a goroutine that returns from a device
 // call may wait for the Go scheduler, up to tens of milliseconds when every core is busy (with
@@ -81,15 +82,23 @@ func (s *Scalars) Groth16H(ctx context.Context, b, c *Scalars, logN int, shift f
 	if logN < 1 || logN > MaxLogNTT {
 		return 0, fmt.Errorf("gpu: groth16 quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
+	operands := []*Scalars{b}
+	if c != nil {
+		operands = append(operands, c)
+	}
 	var took time.Duration
 	err := s.withOperands(ctx, "groth16 quotient", 1<<logN, func() error {
+		var ch uintptr // none: C folded into L
+		if c != nil {
+			ch = c.h
+		}
 		var err error
-		took, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, c.h, logN, unsafe.Pointer(&shift))
+		took, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, ch, logN, unsafe.Pointer(&shift))
 		if err != nil {
 			return fmt.Errorf("gpu: groth16 quotient over 2^%d: %w", logN, err)
 		}
 		return nil
-	}, b, c)
+	}, operands...)
 	return took, err
 }
 

@@ -38,6 +38,7 @@ func (s *Shape) NumRows() int { return s.numConstraints + s.numInputs }
 // Evaluate writes the evaluations of synth.Assignment on the device, zero-padded to n elements:
 // a = A·w ‖ w[:NumInputs] ‖ 0…, b = B·w ‖ 0…, c = C·w ‖ 0… (the input constraints have a = input_i,
 // b = c = 0), each in [0, n) of its buffer. w holds the assignment inputs ‖ aux; n ≥ NumRows().
+// c may be nil (C folded into L: prover.FoldC), and C·w is then not computed.
 func (s *Shape) Evaluate(ctx context.Context, w, a, b, c *Scalars, n int) error {
 	rows := s.NumRows()
 	if n < rows {
@@ -46,15 +47,19 @@ func (s *Shape) Evaluate(ctx context.Context, w, a, b, c *Scalars, n int) error 
 	if w.Len() < s.numInputs+s.numAux {
 		return fmt.Errorf("gpu: evaluate: w has %d elements, the assignment %d", w.Len(), s.numInputs+s.numAux)
 	}
-	for _, x := range []*Scalars{a, b, c} {
+	mats, outs := []*Matrix{s.A, s.B, s.C}, []*Scalars{a, b, c}
+	if c == nil {
+		mats, outs = mats[:2], outs[:2]
+	}
+	for _, x := range outs {
 		if x.Len() < n {
 			return fmt.Errorf("gpu: evaluate: an output of %d elements, want %d", x.Len(), n)
 		}
 	}
-	if err := MulVecs(ctx, w, []*Matrix{s.A, s.B, s.C}, []*Scalars{a, b, c}, 0); err != nil {
-		return fmt.Errorf("gpu: evaluate A, B, C: %w", err)
+	if err := MulVecs(ctx, w, mats, outs, 0); err != nil {
+		return fmt.Errorf("gpu: evaluate %s: %w", "A, B, C"[:3*len(outs)-2], err)
 	}
-	for i, out := range []*Scalars{a, b, c} {
+	for i, out := range outs {
 		tail := s.numConstraints
 		if i == 0 {
 			if err := out.CopyFrom(ctx, tail, w, 0, s.numInputs); err != nil {

@@ -530,6 +530,23 @@ func TestShapeEvaluate(t *testing.T) {
 			require.Equal(t, padded, got, "%c of %d inputs, %d rows", "ABC"[i], shape.NumInputs, shape.NumRows())
 		}
 		require.Error(t, ds.Evaluate(ctx, bufs[0], bufs[1], bufs[2], bufs[3], shape.NumRows()-1))
+		// Without c (C folded into L): A and B as before, c's buffer untouched.
+		stale := randScalars(9, n+7)
+		require.NoError(t, bufs[3].Upload(ctx, 0, stale))
+		for _, b := range bufs[1:3] {
+			require.NoError(t, b.Upload(ctx, 0, randScalars(10, n+7)))
+		}
+		require.NoError(t, ds.Evaluate(ctx, bufs[0], bufs[1], bufs[2], nil, n))
+		for i, want := range [][]fr.Element{asg.A, asg.B} {
+			padded := make([]fr.Element, n)
+			copy(padded, want)
+			got := make([]fr.Element, n)
+			require.NoError(t, bufs[i+1].Download(ctx, 0, got))
+			require.Equal(t, padded, got, "%c without c", "AB"[i])
+		}
+		got := make([]fr.Element, n+7)
+		require.NoError(t, bufs[3].Download(ctx, 0, got))
+		require.Equal(t, stale, got, "c's buffer without c")
 		for _, b := range bufs {
 			require.NoError(t, b.Close())
 		}

@@ -80,15 +80,17 @@ func TestFoldCProvesTheSameBytes(t *testing.T) {
 			rs := fixedRandomness(21)
 			want, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
 			require.NoError(t, err)
+			oneCall := &msmRunnerDevice{Device: prover.NewCPUPrimitives(), reverseH: true, t: t}
 			for dname, dev := range map[string]prover.Device{
 				"cpu":               prover.CPU(),
 				"evaluating device": prover.NewDevice(&hostEvaluator{Device: prover.NewCPUPrimitives()}),
-				"one-call quotient": prover.NewDevice(&msmRunnerDevice{Device: prover.NewCPUPrimitives(), reverseH: true, t: t}),
+				"one-call quotient": prover.NewDevice(oneCall),
 			} {
 				got, err := prover.ProvePartition(ctx, folded, asg, prover.WithRandomness(rs), prover.WithDevice(dev))
 				require.NoError(t, err, dname)
 				require.Equal(t, want.Bytes(), got.Bytes(), dname)
 			}
+			require.Equal(t, []bool{false}, oneCall.withC, "the one-call quotient is told to leave c out")
 			// The witness alone on the evaluating device.
 			wit, err := synth.SynthesizeWitness(ctx, shape, c, nil)
 			require.NoError(t, err)

@@ -258,12 +258,14 @@ type quotientRunner struct {
 	t        *testing.T
 	calls    []int
 	shift    fr.Element
+	withC    bool
 	reversed bool
 }
 
-func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
+func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bool, error) {
 	q.calls = append(q.calls, logN)
 	q.shift = shift
+	q.withC = withC
 	return q.reversed, nil
 }
 
@@ -295,6 +297,7 @@ func TestQuotientTakesTheRunner(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, bitRev)
 	require.Equal(t, []int{3}, q.calls)
+	require.True(t, q.withC)
 	// h left bit-reversed is refused where no MSM batch would read it so.
 	q.reversed = true
 	_, err = task.quotient(ctx)

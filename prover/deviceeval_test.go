@@ -3,6 +3,7 @@ package prover_test
 import (
 	"context"
 	"crypto/rand"
+	"slices"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -38,15 +39,19 @@ type hostEvalWorkspace struct {
 	d *hostEvaluator
 }
 
-func (w *hostEvalWorkspace) StageWitness(ctx context.Context, shape *synth.Shape, wit []fr.Element) error {
+func (w *hostEvalWorkspace) StageWitness(ctx context.Context, shape *synth.Shape, wit []fr.Element, withC bool) error {
 	asg := &synth.Assignment{Shape: shape, W: wit, Inputs: wit[:shape.NumInputs], Aux: wit[shape.NumInputs:]}
 	if err := asg.Evaluate(ctx); err != nil {
 		return err
 	}
+	c := asg.C
+	if !withC { // BufC is left as it was: here, as a stale partition's would be
+		c = slices.Repeat([]fr.Element{fr.NewElement(5)}, len(asg.C))
+	}
 	for _, s := range []struct {
 		buf primitive.Buf
 		v   []fr.Element
-	}{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufC, asg.C}, {primitive.BufW, wit}} {
+	}{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufC, c}, {primitive.BufW, wit}} {
 		if err := w.Upload(ctx, s.buf, s.v); err != nil {
 			return err
 		}

@@ -130,34 +130,35 @@ type groth16Task struct {
 
 // stage copies the partition to the workspace and compacts the query scalars there. With
 // evalOnDevice, only w is copied and the workspace computes A·w, B·w, C·w. With C folded into L
-// (FoldC), c is left zero: the quotient then computes h' (cfold.go).
+// (FoldC) c is not needed: a one-call quotient is told so (quotient) and c is not staged, while
+// for the quotient's steps c is zero, so that they compute h' (cfold.go).
 func (t *groth16Task) stage(ctx context.Context, evalOnDevice bool) error {
 	asg, ws, shape := t.asg, t.ws, t.asg.Shape
 	folded := t.params.CFold != nil
-	c := asg.C
-	if folded {
-		c = nil
+	type upload struct {
+		buf primitive.Buf
+		v   []fr.Element
 	}
+	var uploads []upload
 	if evalOnDevice {
 		st, ok := ws.(primitive.WitnessStager)
 		if !ok {
 			return errors.New("workspace cannot stage a witness")
 		}
-		if err := st.StageWitness(ctx, shape, asg.W); err != nil {
+		if err := st.StageWitness(ctx, shape, asg.W, !folded); err != nil {
 			return fmt.Errorf("evaluate on device: %w", err)
 		}
-		if folded {
-			if err := ws.Upload(ctx, primitive.BufC, nil); err != nil {
-				return err
-			}
+	} else {
+		uploads = []upload{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufW, asg.W}}
+		if !folded {
+			uploads = append(uploads, upload{primitive.BufC, asg.C})
 		}
-		return t.compact(ctx)
 	}
-	for _, s := range []struct {
-		buf primitive.Buf
-		v   []fr.Element
-	}{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufC, c}, {primitive.BufW, asg.W}} {
-		if err := ws.Upload(ctx, s.buf, s.v); err != nil {
+	if _, oneCall := ws.(primitive.QuotientRunner); folded && !oneCall {
+		uploads = append(uploads, upload{primitive.BufC, nil}) // zero, for the quotient's steps
+	}
+	for _, u := range uploads {
+		if err := ws.Upload(ctx, u.buf, u.v); err != nil {
 			return err
 		}
 	}
@@ -294,7 +295,7 @@ func (t *groth16Task) quotient(ctx context.Context) (bitRev int, err error) {
 		return 0, err
 	}
 	if r, ok := t.ws.(primitive.QuotientRunner); ok {
-		reversed, err := r.RunQuotient(ctx, logM, shift)
+		reversed, err := r.RunQuotient(ctx, logM, shift, t.params.CFold == nil)
 		if err != nil || !reversed {
 			return 0, err
 		}

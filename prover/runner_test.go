@@ -24,7 +24,8 @@ type msmRunnerDevice struct {
 	mu       sync.Mutex
 	calls    [][]primitive.Section
 	alone    int  // MSMs asked for one at a time
-	reverseH bool // workspaces take the quotient in one call and leave h bit-reversed
+	reverseH bool   // workspaces take the quotient in one call and leave h bit-reversed
+	withC    []bool // RunQuotient's withC, call by call
 	t        *testing.T
 }
 
@@ -111,9 +112,19 @@ type hReversingWorkspace struct {
 	logN int
 }
 
-func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift fr.Element) (bool, error) {
+// RunQuotient without c zeroes BufC before the recipe: the prover stages no c for a one-call
+// quotient that it tells so.
+func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bool, error) {
 	w.logN = logN
 	m := 1 << logN
+	w.d.mu.Lock()
+	w.d.withC = append(w.d.withC, withC)
+	w.d.mu.Unlock()
+	if !withC {
+		if err := w.Upload(ctx, primitive.BufC, nil); err != nil {
+			return false, err
+		}
+	}
 	steps := []struct {
 		b   primitive.Buf
 		cfg primitive.NTT

@@ -127,8 +127,10 @@ CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c,
  * memory), nonzero with g^n ≠ 1; for a, b, c that satisfy the R1CS (Z divides a·b − c) h does
  * not depend on it. g = ω_{2n} = fft.Generator(2n) (log_n ≤ 27) is the fastest: its coset factor
  * merges into the transforms' twiddles, and the subtraction rides on the last pass's store
- * (docs/gpu-kernels.md). *device_ns receives the device time in nanoseconds. One call instead
- * of eight, so that no step waits for the host between two others. */
+ * (docs/gpu-kernels.md). c may be NULL, for parameters with C folded into L (prover.FoldC): then
+ * h = t/(g^n − 1), t the inverse coset transform of a·b's values, with c's transform and the
+ * subtraction left out (five transforms). *device_ns receives the device time in nanoseconds.
+ * One call instead of eight, so that no step waits for the host between two others. */
 CUZK_API cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t *a, cuzk_fr_buf_t *b, cuzk_fr_buf_t *c, uint32_t log_n,
                                      const void *shift, uint64_t *device_ns);
 /* Compaction by a bitmap: dst[dst_off + r] = src[src_off + i] for the r-th i < n whose bit is

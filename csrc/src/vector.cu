@@ -190,6 +190,9 @@ static uint64_t elapsed_ns(const event_t& from, const event_t& to) {
 //	NTT (→ bit-reversed) with c/z subtracted from each output: h = (t − c)/z, t the inverse coset
 //	transform of â·b̂, in bit-reversed order.
 //
+// c may be NULL (C folded into L: prover.FoldC): then h = t/z, c's transform is skipped and a's
+// last pass stores without the subtraction.
+//
 // z⁻¹ rides on the tables that carry b's and c's n⁻¹, and the subtraction on the store of a's
 // last pass (ntt_extra), so that no element-wise pass is left. The factor is z⁻¹·R⁻¹ (R the
 // Montgomery radix) instead of z⁻¹: every step after it is linear and b's scaled values multiply
@@ -200,8 +203,10 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   check_log_n(log_n);
   const uint64_t n = 1ull << log_n;
   check_pair(a, "a", b, "b", n);
-  check_pair(a, "a", c, "c", n);
-  check_pair(b, "b", c, "c", n);
+  if (c) {
+    check_pair(a, "a", c, "c", n);
+    check_pair(b, "b", c, "c", n);
+  }
   require(shift != nullptr && ns != nullptr, "shift or ns is NULL");
   fr_t g;
   memcpy(&g, shift, sizeof g);
@@ -223,14 +228,14 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   over_z.inv_scale = z.inverse().from_mont();  // z⁻¹·R⁻¹: h comes out plain
   ntt_extra a_extra[3];
   a_extra[1].times = b->p;
-  a_extra[2].minus = c->p;
+  a_extra[2].minus = c ? c->p : nullptr;
   const ntt_extra b_extra[2] = {over_z, ntt_extra{}};
   stream_t s;
   event_t start, done;
   CUZK_CUDA(cudaEventRecord(start.e, s));
   const cuzk_ntt_cfg_t b_steps[2] = {to_bitrev, coset}, a_steps[3] = {to_bitrev, coset, inv_coset};
   ntt_run_chain(a->dev, b->p, log_n, b_steps, b_extra, 2, s);
-  ntt_run_chain(a->dev, c->p, log_n, &to_bitrev, &over_z, 1, s);
+  if (c) ntt_run_chain(a->dev, c->p, log_n, &to_bitrev, &over_z, 1, s);
   ntt_run_chain(a->dev, a->p, log_n, a_steps, a_extra, 3, s);
   CUZK_CUDA(cudaEventRecord(done.e, s));
   s.sync();

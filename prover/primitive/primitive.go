@@ -213,9 +213,11 @@ type Workspace interface {
 // keeps its work back to back this way. RunQuotient reports the order it left h in: natural, or
 // with bitReversed h_i at BufA[rev(i)], rev the reversal of logN bits (no pass of its own to
 // reorder), which only the workspace's MSMRunner reads (MSMJob.BitRev), and which may then hold
-// h in the workspace's own form (a GPU's: plain integers, not Montgomery form).
+// h in the workspace's own form (a GPU's: plain integers, not Montgomery form). Without withC
+// it neither reads nor transforms BufC and computes h' = iNTT_coset(â·b̂)/(shift^m − 1), for
+// parameters with C folded into L (prover.FoldC).
 type QuotientRunner interface {
-	RunQuotient(ctx context.Context, logN int, shift fr.Element) (bitReversed bool, err error)
+	RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bitReversed bool, err error)
 }
 
 // MSMJob is one MSM of MSMRunner.RunMSMs: Σ s[Off+i]·P_i over i < N, 1 ≤ N ≤ the section's
@@ -264,8 +266,9 @@ type Evaluator interface {
 
 // WitnessStager is the Workspace of an Evaluator.
 type WitnessStager interface {
-	// StageWitness sets BufW[:len(w)] = w and BufA, BufB, BufC to the evaluations of shape at w,
-	// as synth.Assignment holds them, zero-padded to the workspace's Domain:
-	// A·w ‖ w[:NumInputs] ‖ 0…, B·w ‖ 0…, C·w ‖ 0…. It runs outside the device's lock.
-	StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element) error
+	// StageWitness sets BufW[:len(w)] = w and BufA, BufB and, withC, BufC to the evaluations of
+	// shape at w, as synth.Assignment holds them, zero-padded to the workspace's Domain:
+	// A·w ‖ w[:NumInputs] ‖ 0…, B·w ‖ 0…, C·w ‖ 0…; without withC (C folded into L) BufC is left
+	// as it was. It runs outside the device's lock.
+	StageWitness(ctx context.Context, shape *synth.Shape, w []fr.Element, withC bool) error
 }

@@ -1,6 +1,8 @@
 package devsetup
 
 import (
+	"context"
+
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,4 +26,25 @@ func TestRandomParametersShapeAndPoints(t *testing.T) {
 	require.False(t, p.L[0].Equal(&p.L[1]))
 	q := RandomParameters(shape, 7)
 	require.True(t, p.A[5].Equal(&q.A[5]), "same seed, same points")
+}
+
+// TestRandomFold: random points stand for the fold (the inputs' share on the curve, the shape's
+// digest), the parameters passed in stay unfolded, and a partition proves with them (the proof
+// does not verify, so the self-check is off).
+func TestRandomFold(t *testing.T) {
+	c := &circuits.Scalable{Constraints: 300, Inputs: 3}
+	shape, err := synth.Compile(c)
+	require.NoError(t, err)
+	p := RandomParameters(shape, 7)
+	f := RandomFold(p, shape, 7)
+	require.Nil(t, p.CFold)
+	require.NoError(t, prover.CheckParameters(f, shape))
+	require.Len(t, f.CFold.Inputs, shape.NumInputs)
+	for i := range f.CFold.Inputs {
+		require.True(t, f.CFold.Inputs[i].IsOnCurve() && f.CFold.Inputs[i].IsInSubGroup(), "input %d", i)
+	}
+	asg, err := synth.Synthesize(context.Background(), shape, c)
+	require.NoError(t, err)
+	_, err = prover.ProvePartition(context.Background(), f, asg, prover.WithoutSelfCheck())
+	require.NoError(t, err)
 }

@@ -40,7 +40,7 @@ import (
 // C·w. The proof is the same group elements, so the same bytes for the same r and s.
 //
 // The fold belongs to one circuit (C, its inputs and its domain), not only to the SRS: the
-// folded parameters record a digest of the circuit's C (cDigest) and the prover refuses them
+// folded parameters record a digest of the circuit's C (FoldDigest) and the prover refuses them
 // for another.
 
 // CFold marks Parameters whose L holds C's share of H's MSM (FoldC).
@@ -48,7 +48,7 @@ type CFold struct {
 	// Inputs holds Q_k for each input k, One first: the prover adds Σ_k w_k·Inputs[k] to the
 	// proof's C.
 	Inputs []bls12381.G1Affine
-	// Circuit is the digest (cDigest) of the circuit whose C is folded.
+	// Circuit is the digest (FoldDigest) of the circuit whose C is folded.
 	Circuit [32]byte
 }
 
@@ -93,7 +93,7 @@ func FoldC(params *Parameters, shape *synth.Shape) (*Parameters, error) {
 		out.ID = params.ID + " (C folded)"
 	}
 	out.L = bls12381.BatchJacobianToAffineG1(lq)
-	out.CFold = &CFold{Inputs: bls12381.BatchJacobianToAffineG1(q[:nIn]), Circuit: cDigest(shape)}
+	out.CFold = &CFold{Inputs: bls12381.BatchJacobianToAffineG1(q[:nIn]), Circuit: FoldDigest(shape)}
 	return &out, nil
 }
 
@@ -213,11 +213,11 @@ func parallelRange(n int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-// cDigest returns the SHA-256 of what a fold depends on in shape: its input, aux and constraint
-// counts, C's encoding (synth.MatrixEncoding) and the coefficient table. Two shapes with equal
-// digests have the same C term for term. Computed once a shape (a few hundred milliseconds at a
-// 32 GiB PoRep partition's C).
-func cDigest(shape *synth.Shape) [32]byte {
+// FoldDigest returns the digest FoldC records of shape (CFold.Circuit): the SHA-256 of what a fold
+// depends on, the input, aux and constraint counts, C's encoding (synth.MatrixEncoding) and the
+// coefficient table. Two shapes with equal digests have the same C term for term. Computed once
+// a shape (a few hundred milliseconds at a 32 GiB PoRep partition's C).
+func FoldDigest(shape *synth.Shape) [32]byte {
 	key := weak.Make(shape)
 	if d, ok := cDigests.Load(key); ok {
 		return d.([32]byte)
@@ -264,7 +264,7 @@ func cDigest(shape *synth.Shape) [32]byte {
 	return d
 }
 
-// cDigests holds cDigest's results by shape, each dropped when its shape is collected.
+// cDigests holds FoldDigest's results by shape, each dropped when its shape is collected.
 var cDigests sync.Map // weak.Pointer[synth.Shape] → [32]byte
 
 // checkFold refuses folded parameters for a circuit other than the one folded, with a
@@ -277,7 +277,7 @@ func checkFold(params *Parameters, shape *synth.Shape) error {
 	if len(f.Inputs) != shape.NumInputs {
 		return &ParamsMismatchError{Section: "c_fold inputs", Got: len(f.Inputs), Want: shape.NumInputs, Shape: shape}
 	}
-	if d := cDigest(shape); d != f.Circuit {
+	if d := FoldDigest(shape); d != f.Circuit {
 		return fmt.Errorf("%w: C is folded for the circuit of digest %x, this circuit's is %x", ErrParamsMismatch, f.Circuit[:8], d[:8])
 	}
 	return nil

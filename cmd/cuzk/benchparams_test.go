@@ -93,12 +93,14 @@ func TestBenchParamsFileUsage(t *testing.T) {
 	require.Empty(t, ents, "nothing written")
 }
 
-// TestBenchFoldC: --fold-c proves with C folded into L (the bench verifies every proof), and
-// refuses parameters left in a mapped file with an error that says so.
+// TestBenchFoldC: --fold-c proves with C folded into L (the bench verifies every proof), times
+// random points standing for the fold with --random-params, and refuses parameters left in a
+// mapped file with an error that says so.
 func TestBenchFoldC(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out1"), "--fold-c")))
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out3"), "--fold-c", "--random-params")))
 	err := run(ctx, benchArgs(filepath.Join(dir, "out2"), "--fold-c", "--params-file", filepath.Join(dir, "p.params")))
 	require.ErrorContains(t, err, "--fold-c")
 	require.ErrorContains(t, err, "mapped file")

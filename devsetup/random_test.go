@@ -2,7 +2,6 @@ package devsetup
 
 import (
 	"context"
-
 	"testing"
 
 	"github.com/stretchr/testify/require"

@@ -458,6 +458,29 @@ func TestQuotientStepsMatchHost(t *testing.T) {
 				t.Fatalf("2^%d: element %d: got %v, want %v", logN, i, got[i].String(), want[i].String())
 			}
 		}
+
+		// Without c (C folded into L): (a[j]·b[j])·zInv.
+		for i := range n {
+			want[i].Mul(&a[i], &b[i]).Mul(&want[i], &zInv)
+		}
+		fft.BitReverse(want[:n])
+		if err := bufs[0].Upload(ctx, 0, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := bufs[0].Mul(ctx, bufs[1], n); err != nil {
+			t.Fatal(err)
+		}
+		if err := bufs[0].Quotient(ctx, nil, logN, zInv); err != nil {
+			t.Fatal(err)
+		}
+		if err := bufs[0].Download(ctx, 0, got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("2^%d without c: element %d: got %v, want %v", logN, i, got[i].String(), want[i].String())
+			}
+		}
 	})
 
 	// Bad calls are refused before any device work.

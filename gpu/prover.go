@@ -651,7 +651,7 @@ func (p *ProverDevice) Workspace(ctx context.Context, dims primitive.Dims) (prim
 		ws, err = p.allocWorkspace(dims)
 	}
 	if err != nil {
-		need := (3*uint64(dims.Domain) + uint64(dims.W) + uint64(dims.A) + uint64(dims.B)) * fr.Bytes
+		need := uint64(dims.Elements()) * fr.Bytes
 		return nil, fmt.Errorf("gpu: allocate %.2f GiB of partition buffers on device %d: %w",
 			float64(need)/(1<<30), p.dev.Index(), err)
 	}
@@ -662,7 +662,7 @@ func (p *ProverDevice) Workspace(ctx context.Context, dims primitive.Dims) (prim
 func (p *ProverDevice) allocWorkspace(dims primitive.Dims) (*workspace, error) {
 	ws := &workspace{p: p, dims: dims}
 	var err error
-	for b, n := range []int{dims.Domain, dims.Domain, dims.Domain, dims.W, dims.A, dims.B} {
+	for b, n := range dims.Lens() {
 		if err == nil && n > 0 {
 			ws.bufs[b], err = p.dev.AllocScalars(n)
 		}
@@ -766,7 +766,13 @@ func (ws *workspace) Mul(ctx context.Context, a, b primitive.Buf, n int) error {
 
 // Quotient implements primitive.Workspace; it counts the partition.
 func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int, zInv fr.Element) error {
-	x, y, err := ws.bufPair(a, c)
+	var x, y *Scalars // y nil: no c
+	var err error
+	if c == primitive.NoBuf {
+		x, err = ws.buf(a)
+	} else {
+		x, y, err = ws.bufPair(a, c)
+	}
 	if err != nil {
 		return err
 	}

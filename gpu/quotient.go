@@ -47,17 +47,26 @@ func (s *Scalars) Mul(ctx context.Context, b *Scalars, n int) error {
 // Quotient sets s[i] = (s[j] − c[j])·zInv for i < 2^logN, j the reversal of i's logN bits, on the
 // device. In Groth16's quotient h = (a·b − c)/Z, with s the inverse coset transform of a·b's
 // values on a coset where Z is the constant 1/zInv and c the inverse transform of c's values on
-// the domain, both left in bit-reversed order, it gives h's coefficients in natural order.
+// the domain, both left in bit-reversed order, it gives h's coefficients in natural order. c may
+// be nil (C folded into L: prover.FoldC): s[i] = s[j]·zInv.
 func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.Element) error {
 	if logN < 1 || logN > MaxLogNTT {
 		return fmt.Errorf("gpu: quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
+	var operands []*Scalars
+	if c != nil {
+		operands = append(operands, c)
+	}
 	return s.withOperands(ctx, "quotient", 1<<logN, func() error {
-		if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, c.h, logN, unsafe.Pointer(&zInv)); err != nil {
+		var ch uintptr // none
+		if c != nil {
+			ch = c.h
+		}
+		if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, ch, logN, unsafe.Pointer(&zInv)); err != nil {
 			return fmt.Errorf("gpu: quotient over 2^%d: %w", logN, err)
 		}
 		return nil
-	}, c)
+	}, operands...)
 }
 
 // Groth16H computes Groth16's quotient h = (a·b − c)/Z, Z = X^n − 1 with n = 2^logN, from a = s,

@@ -41,7 +41,7 @@ func (d *cpuPrimitives) Lock(ctx context.Context) error { return d.lock.Acquire(
 func (d *cpuPrimitives) Unlock() { d.lock.Release(1) }
 
 func (d *cpuPrimitives) HostBytes(dims primitive.Dims) int64 {
-	return (3*int64(dims.Domain) + int64(dims.W) + int64(dims.A) + int64(dims.B)) * fr.Bytes
+	return int64(dims.Elements()) * fr.Bytes
 }
 
 func (d *cpuPrimitives) Workspace(ctx context.Context, dims primitive.Dims) (primitive.Workspace, error) {
@@ -49,7 +49,7 @@ func (d *cpuPrimitives) Workspace(ctx context.Context, dims primitive.Dims) (pri
 		return nil, err
 	}
 	ws := &cpuWorkspace{}
-	for b, n := range []int{dims.Domain, dims.Domain, dims.Domain, dims.W, dims.A, dims.B} {
+	for b, n := range dims.Lens() {
 		ws.bufs[b] = make([]fr.Element, n)
 	}
 	return ws, nil
@@ -247,12 +247,18 @@ func (w *cpuWorkspace) Quotient(ctx context.Context, a, c primitive.Buf, logN in
 	if err != nil {
 		return err
 	}
-	vc, err := w.buf(c, 0, 1<<logN)
-	if err != nil {
-		return err
-	}
-	for i := range va {
-		va[i].Sub(&va[i], &vc[i]).Mul(&va[i], &zInv)
+	if c == primitive.NoBuf {
+		for i := range va {
+			va[i].Mul(&va[i], &zInv)
+		}
+	} else {
+		vc, err := w.buf(c, 0, 1<<logN)
+		if err != nil {
+			return err
+		}
+		for i := range va {
+			va[i].Sub(&va[i], &vc[i]).Mul(&va[i], &zInv)
+		}
 	}
 	fft.BitReverse(va)
 	return nil

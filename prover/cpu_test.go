@@ -309,3 +309,30 @@ func TestQuotientTakesTheRunner(t *testing.T) {
 	z.Exp(want, bigUint(8))
 	require.Equal(t, "-1", z.String(), "ω_16^8")
 }
+
+// TestCPUQuotientWithoutC: a workspace of Dims.NoC has no BufC, and Quotient with c = NoBuf
+// equals Quotient with a zero c.
+func TestCPUQuotientWithoutC(t *testing.T) {
+	ctx := context.Background()
+	const logN = 5
+	d := &cpuPrimitives{}
+	with, err := d.Workspace(ctx, primitive.Dims{Domain: 1 << logN, W: 1})
+	require.NoError(t, err)
+	without, err := d.Workspace(ctx, primitive.Dims{Domain: 1 << logN, W: 1, NoC: true})
+	require.NoError(t, err)
+	require.Equal(t, d.HostBytes(primitive.Dims{Domain: 1 << logN, W: 1})-d.HostBytes(primitive.Dims{Domain: 1 << logN, W: 1, NoC: true}),
+		int64(1<<logN)*fr.Bytes)
+	require.Error(t, without.Upload(ctx, primitive.BufC, []fr.Element{fr.NewElement(1)}), "no BufC")
+	a := make([]fr.Element, 1<<logN)
+	for i := range a {
+		a[i].SetRandom()
+	}
+	var z fr.Element
+	z.SetUint64(3)
+	require.NoError(t, with.Upload(ctx, primitive.BufA, a))
+	require.NoError(t, with.Upload(ctx, primitive.BufC, nil))
+	require.NoError(t, without.Upload(ctx, primitive.BufA, a))
+	require.NoError(t, with.Quotient(ctx, primitive.BufA, primitive.BufC, logN, z))
+	require.NoError(t, without.Quotient(ctx, primitive.BufA, primitive.NoBuf, logN, z))
+	require.Equal(t, with.(*cpuWorkspace).bufs[primitive.BufA], without.(*cpuWorkspace).bufs[primitive.BufA])
+}

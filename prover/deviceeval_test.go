@@ -3,7 +3,6 @@ package prover_test
 import (
 	"context"
 	"crypto/rand"
-	"slices"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -44,14 +43,14 @@ func (w *hostEvalWorkspace) StageWitness(ctx context.Context, shape *synth.Shape
 	if err := asg.Evaluate(ctx); err != nil {
 		return err
 	}
-	c := asg.C
-	if !withC { // BufC is left as it was: here, as a stale partition's would be
-		c = slices.Repeat([]fr.Element{fr.NewElement(5)}, len(asg.C))
-	}
-	for _, s := range []struct {
+	bufs := []struct {
 		buf primitive.Buf
 		v   []fr.Element
-	}{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufC, c}, {primitive.BufW, wit}} {
+	}{{primitive.BufA, asg.A}, {primitive.BufB, asg.B}, {primitive.BufW, wit}, {primitive.BufC, asg.C}}
+	if !withC {
+		bufs = bufs[:3]
+	}
+	for _, s := range bufs {
 		if err := w.Upload(ctx, s.buf, s.v); err != nil {
 			return err
 		}

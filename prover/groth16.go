@@ -95,6 +95,7 @@ func (d *groth16Device) Prepare(ctx context.Context, params *Parameters, asg *sy
 		return nil, err
 	}
 	dims := dimsOf(asg.Shape)
+	dims.NoC = params.CFold != nil
 	if len(asg.W) != dims.W {
 		return nil, fmt.Errorf("prover: assignment has %d values, its shape %d", len(asg.W), dims.W)
 	}
@@ -130,8 +131,8 @@ type groth16Task struct {
 
 // stage copies the partition to the workspace and compacts the query scalars there. With
 // evalOnDevice, only w is copied and the workspace computes A·w, B·w, C·w. With C folded into L
-// (FoldC) c is not needed: a one-call quotient is told so (quotient) and c is not staged, while
-// for the quotient's steps c is zero, so that they compute h' (cfold.go).
+// (FoldC) the workspace has no c (Dims.NoC) and nothing is staged there: the quotient computes h'
+// without it (cfold.go).
 func (t *groth16Task) stage(ctx context.Context, evalOnDevice bool) error {
 	asg, ws, shape := t.asg, t.ws, t.asg.Shape
 	folded := t.params.CFold != nil
@@ -153,9 +154,6 @@ func (t *groth16Task) stage(ctx context.Context, evalOnDevice bool) error {
 		if !folded {
 			uploads = append(uploads, upload{primitive.BufC, asg.C})
 		}
-	}
-	if _, oneCall := ws.(primitive.QuotientRunner); folded && !oneCall {
-		uploads = append(uploads, upload{primitive.BufC, nil}) // zero, for the quotient's steps
 	}
 	for _, u := range uploads {
 		if err := ws.Upload(ctx, u.buf, u.v); err != nil {
@@ -305,9 +303,9 @@ func (t *groth16Task) quotient(ctx context.Context) (bitRev int, err error) {
 		return logM, nil
 	}
 	toBitReversed := primitive.NTT{Inverse: true, OutputBitReversed: true}
-	inverses := []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC}
+	inverses, c := []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC}, primitive.BufC
 	if t.params.CFold != nil {
-		inverses = inverses[:2] // c is zero (stage), and so is its transform
+		inverses, c = inverses[:2], primitive.NoBuf // no c: C folded into L
 	}
 	for _, b := range inverses {
 		if err := t.ws.NTT(ctx, b, logM, toBitReversed); err != nil {
@@ -326,7 +324,7 @@ func (t *groth16Task) quotient(ctx context.Context) (bitRev int, err error) {
 	if err := t.ws.NTT(ctx, primitive.BufA, logM, inverseOnCoset); err != nil {
 		return 0, err
 	}
-	return 0, t.ws.Quotient(ctx, primitive.BufA, primitive.BufC, logM, zInverseOnCoset(m, shift))
+	return 0, t.ws.Quotient(ctx, primitive.BufA, c, logM, zInverseOnCoset(m, shift))
 }
 
 // quotientShift returns the quotient's coset shift for a domain of size m: ω_{2m} =

@@ -23,7 +23,7 @@ type msmRunnerDevice struct {
 	primitive.Device
 	mu       sync.Mutex
 	calls    [][]primitive.Section
-	alone    int  // MSMs asked for one at a time
+	alone    int    // MSMs asked for one at a time
 	reverseH bool   // workspaces take the quotient in one call and leave h bit-reversed
 	withC    []bool // RunQuotient's withC, call by call
 	t        *testing.T
@@ -112,18 +112,17 @@ type hReversingWorkspace struct {
 	logN int
 }
 
-// RunQuotient without c zeroes BufC before the recipe: the prover stages no c for a one-call
-// quotient that it tells so.
+// RunQuotient without c leaves c's transform out and takes no c in the last step (the workspace
+// of a partition with C folded into L has no BufC).
 func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bool, error) {
 	w.logN = logN
 	m := 1 << logN
 	w.d.mu.Lock()
 	w.d.withC = append(w.d.withC, withC)
 	w.d.mu.Unlock()
+	c := primitive.BufC
 	if !withC {
-		if err := w.Upload(ctx, primitive.BufC, nil); err != nil {
-			return false, err
-		}
+		c = primitive.NoBuf
 	}
 	steps := []struct {
 		b   primitive.Buf
@@ -136,6 +135,9 @@ func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift f
 		{primitive.BufB, primitive.NTT{Coset: true, InputBitReversed: true, Shift: shift}},
 	}
 	for _, st := range steps {
+		if st.b == primitive.BufC && !withC {
+			continue
+		}
 		if err := w.NTT(ctx, st.b, logN, st.cfg); err != nil {
 			return false, err
 		}
@@ -151,7 +153,7 @@ func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift f
 	z.Exp(shift, big.NewInt(int64(m)))
 	z.Sub(&z, new(fr.Element).SetOne())
 	z.Inverse(&z)
-	if err := w.Quotient(ctx, primitive.BufA, primitive.BufC, logN, z); err != nil {
+	if err := w.Quotient(ctx, primitive.BufA, c, logN, z); err != nil {
 		return false, err
 	}
 	return true, w.reorder(ctx, primitive.NTT{OutputBitReversed: true},

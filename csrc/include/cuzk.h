@@ -112,7 +112,8 @@ CUZK_API cuzk_error_t cuzk_fr_mul(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, uint
  * a and c are distinct buffers on one device, z_inv one fr.Element (Montgomery form) in host
  * memory. Groth16's quotient: with a the inverse coset transform of a·b's values on a coset where
  * Z is the constant 1/z_inv and c the inverse transform of c's values, both in bit-reversed
- * order, it leaves h's coefficients in natural order. */
+ * order, it leaves h's coefficients in natural order. c may be NULL (C folded into L:
+ * prover.FoldC): a[i] = a[j]·z_inv. */
 CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c, uint32_t log_n, const void *z_inv);
 /* Groth16's whole quotient h = (a·b − c)/Z, Z = X^n − 1, n = 2^log_n (1 ≤ log_n ≤ 28), from a, b
  * and c's values over the domain (natural order), on one stream and waited for once: the inverse

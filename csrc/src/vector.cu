@@ -39,12 +39,17 @@ __global__ void mul_pointwise(fr_t* __restrict__ a, const fr_t* __restrict__ b, 
 
 // h_from_coefficients is the bit reversal's source (ntt.cuh) that turns the
 // coefficients t of the product's interpolation on the coset and those of c,
-// both in bit-reversed order, into h's: (t_i − c_i)·z_inv.
+// both in bit-reversed order, into h's: (t_i − c_i)·z_inv, or t_i·z_inv
+// without c (NULL: C folded into L).
 struct h_from_coefficients {
   const fr_t* t;
   const fr_t* c;
   fr_t z_inv;
-  __device__ fr_t operator()(uint64_t i) const { return (fr_t::load(t + i) - fr_t::load(c + i)) * z_inv; }
+  __device__ fr_t operator()(uint64_t i) const {
+    fr_t x = fr_t::load(t + i);
+    if (c) x = x - fr_t::load(c + i);
+    return x * z_inv;
+  }
 };
 
 // check_buf refuses a NULL buffer or one of fewer than n elements.
@@ -151,16 +156,19 @@ void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n) {
 }
 
 // fr_quotient sets a[i] = (a[j] − c[j])·z_inv, j the reversal of i's log_n
-// bits, for i < 2^log_n (cuzk_fr_quotient).
+// bits, for i < 2^log_n, or a[i] = a[j]·z_inv for c NULL (cuzk_fr_quotient).
 void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv) {
   check_log_n(log_n);
-  check_pair(a, "a", c, "c", 1ull << log_n);
+  if (c)
+    check_pair(a, "a", c, "c", 1ull << log_n);
+  else
+    check_buf(a, 1ull << log_n, "a");
   require(z_inv != nullptr, "z_inv is NULL");
   set_device(a->dev);
   fr_t z;
   memcpy(&z, z_inv, sizeof z);
   stream_t s;
-  quotient_enqueue(a->p, c->p, log_n, z, s);
+  quotient_enqueue(a->p, c ? c->p : nullptr, log_n, z, s);
   s.sync();
 }
 

@@ -54,10 +54,29 @@ type Preloader interface {
 
 // Dims are the lengths of a workspace's buffers, in elements.
 type Dims struct {
-	Domain int // BufA, BufB, BufC: the evaluation domain m, a power of two ≥ 2
-	W      int // BufW: the assignment w = inputs ‖ aux
-	A      int // BufScalarsA; 0 means no such buffer
-	B      int // BufScalarsB; 0 means no such buffer
+	Domain int  // BufA, BufB and, unless NoC, BufC: the evaluation domain m, a power of two ≥ 2
+	NoC    bool // no BufC: the parameters fold C into L (prover.FoldC), and the partition needs no c
+	W      int  // BufW: the assignment w = inputs ‖ aux
+	A      int  // BufScalarsA; 0 means no such buffer
+	B      int  // BufScalarsB; 0 means no such buffer
+}
+
+// Lens returns the length of each buffer, indexed by Buf; 0 for a buffer the workspace has not.
+func (d Dims) Lens() [BufScalarsB + 1]int {
+	c := d.Domain
+	if d.NoC {
+		c = 0
+	}
+	return [BufScalarsB + 1]int{d.Domain, d.Domain, c, d.W, d.A, d.B}
+}
+
+// Elements returns the number of elements of all the buffers.
+func (d Dims) Elements() int {
+	n := 0
+	for _, l := range d.Lens() {
+		n += l
+	}
+	return n
 }
 
 // Buf names one vector of a Workspace.
@@ -70,6 +89,9 @@ const (
 	BufW                   // W elements
 	BufScalarsA            // A elements
 	BufScalarsB            // B elements
+
+	// NoBuf names no buffer: Quotient's c for a partition without one (Dims.NoC).
+	NoBuf Buf = -1
 )
 
 // Section names one array of points of an SRS.
@@ -195,7 +217,8 @@ type Workspace interface {
 	// Mul sets a[i] = a[i]·b[i] for i < n; a and b are distinct.
 	Mul(ctx context.Context, a, b Buf, n int) error
 	// Quotient sets a[i] = (a[j] − c[j])·zInv for i < 2^logN, j the reversal of i's logN bits;
-	// a and c are distinct. It is the last step of Groth16's quotient (prover.quotient).
+	// a and c are distinct, or c is NoBuf and a[i] = a[j]·zInv. It is the last step of Groth16's
+	// quotient (prover.quotient).
 	Quotient(ctx context.Context, a, c Buf, logN int, zInv fr.Element) error
 	// MSMG1 returns Σ s[off+i]·P_i over i < n, 1 ≤ n ≤ the section's length, for the G1 section
 	// sec of bases.

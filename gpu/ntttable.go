@@ -47,7 +47,7 @@ func (d *Device) DropNTTTable() error {
 
 // keepNTTTable decides, at its device's first quotient of 2^logN, whether to keep the NTT table
 // (Device.KeepNTTTable): when roomFor finds the room. Later
-// partitions' buffers and SRS uploads that lack room free it again (dropAutoTables). The caller
+// partitions' buffers and SRS uploads that lack room free it again (freeAutoTables). The caller
 // holds the kernel lock. A failure is logged, not returned: the transforms run without it.
 func (p *ProverDevice) keepNTTTable(logN int) {
 	p.mu.Lock()
@@ -86,35 +86,11 @@ func (p *ProverDevice) freeNTTTable() (uint64, error) {
 	return bytes, p.dev.DropNTTTable()
 }
 
-// dropNTTTable frees the NTT table keepNTTTable kept, for room; it reports whether it freed one.
-func (p *ProverDevice) dropNTTTable() bool {
-	bytes, err := p.freeNTTTable()
-	if err != nil {
-		p.logDevice(slog.LevelWarn, "NTT table: free failed", "err", err)
-		return false
-	}
-	if bytes > 0 {
-		p.logDevice(slog.LevelInfo, "NTT table freed for room", "table_gib", gib(bytes))
-	}
-	return bytes > 0
-}
-
 // NTTTableBytes returns the device memory of the NTT table the device keeps (0: none).
 func (p *ProverDevice) NTTTableBytes() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.nttTableBytes
-}
-
-// dropAutoTables frees the tables the device built on its own, H's shift tables
-// (ShiftTableAuto), the pair tables (SetPairTables) and the NTT table, so that an allocation
-// that lacks room may have it; it returns how many it freed.
-func (p *ProverDevice) dropAutoTables() int {
-	n := p.dropAutoShiftTables() + p.dropPairTables()
-	if p.dropNTTTable() {
-		n++
-	}
-	return n
 }
 
 // logDevice logs msg about the device with args, when it has a logger.

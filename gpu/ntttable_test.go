@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -98,11 +99,11 @@ func TestProverNTTTable(t *testing.T) {
 	p.nttDecided = false
 	p.keepNTTTable(21)
 	require.Equal(t, NTTTableBytes(21), p.NTTTableBytes())
-	require.Equal(t, 1, p.dropAutoTables())
+	require.Equal(t, 1, p.freeAutoTables(math.MaxUint64))
 	require.Zero(t, p.NTTTableBytes())
 	p.keepNTTTable(21)
 	require.Zero(t, p.NTTTableBytes(), "a table freed for room is not kept again")
-	require.Equal(t, 0, p.dropAutoTables())
+	require.Equal(t, 0, p.freeAutoTables(math.MaxUint64))
 }
 
 // keepNTTTable keeps d's NTT table for 2^logN for the rest of b.

@@ -13,9 +13,9 @@ import (
 // and 5.8 GiB at the full 32 GiB PoRep partition). The device decides on them after
 // AutoTablesAfter H MSMs over the SRS, once its workers' buffers and its pool have their steady
 // size and after H's shift table under ShiftTableAuto: each is built, in that order, where the
-// memory free outside the pool holds it and a quarter more (roomFor), and freed, as the other
-// tables the device builds on its own, when an SRS upload or a partition's buffers lack room
-// (not built again for that SRS). Set it before the device proves.
+// memory free outside the pool holds it and a quarter more (roomFor), and freed, the least
+// valuable of the tables the device builds on its own (freeAutoTables), when an SRS upload or a
+// partition's buffers lack room (not built again for that SRS). Set it before the device proves.
 func (p *ProverDevice) SetPairTables(on bool) { p.pairs.Store(on) }
 
 // addPairTables builds the pair tables SetPairTables asks for of s's bases, each where roomFor
@@ -44,32 +44,6 @@ func (p *ProverDevice) addPairTables(s *SRS) {
 		p.logf(slog.LevelInfo, name+" built", s, "points", pb.b.n, "table_gib", gib(table),
 			"free_before_gib", gib(free), "pool_gib", gib(pool), "took", time.Since(start).Round(time.Millisecond))
 	}
-}
-
-// dropPairTables frees the pair tables addPairTables built (each once no MSM over it runs); it
-// returns how many it freed.
-func (p *ProverDevice) dropPairTables() int {
-	p.mu.Lock()
-	var all []*SRS
-	for _, s := range p.srs {
-		all = append(all, s)
-	}
-	p.mu.Unlock()
-	dropped := 0
-	for _, s := range all {
-		for _, pb := range s.pairedBases() {
-			if !pb.b.hasPairTable() {
-				continue
-			}
-			if err := pb.b.dropPairTable(); err != nil {
-				p.logf(slog.LevelWarn, pb.sec.String()+" pair table: free failed", s, "err", err)
-				continue
-			}
-			dropped++
-			p.logf(slog.LevelInfo, pb.sec.String()+" pair table freed for room", s, "points", pb.b.n)
-		}
-	}
-	return dropped
 }
 
 // pairedBase is one section's bases that SetPairTables pairs.

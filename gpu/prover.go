@@ -532,7 +532,7 @@ func (p *ProverDevice) checkFits(srs *primitive.SRS, shiftH bool) error {
 		need += uint64(srs.Len(primitive.SectionH)) * g1AffineBytes
 	}
 	need += uint64(srs.Len(primitive.SectionBG2)) * g2AffineBytes
-	if need > props.FreeMem && p.dropAutoTables() > 0 {
+	if need > props.FreeMem && p.freeAutoTables(need) > 0 {
 		if props, err = p.dev.Properties(); err != nil {
 			return err
 		}
@@ -646,12 +646,12 @@ func (p *ProverDevice) Workspace(ctx context.Context, dims primitive.Dims) (prim
 	for _, ws := range stale {
 		ws.free()
 	}
+	need := uint64(dims.Elements()) * fr.Bytes
 	ws, err := p.allocWorkspace(dims)
-	if errors.Is(err, ErrOutOfMemory) && p.dropAutoTables() > 0 {
+	for errors.Is(err, ErrOutOfMemory) && p.freeAutoTables(need) > 0 {
 		ws, err = p.allocWorkspace(dims)
 	}
 	if err != nil {
-		need := uint64(dims.Elements()) * fr.Bytes
 		return nil, fmt.Errorf("gpu: allocate %.2f GiB of partition buffers on device %d: %w",
 			float64(need)/(1<<30), p.dev.Index(), err)
 	}

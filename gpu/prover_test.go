@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -84,7 +85,7 @@ func provePartition(t *testing.T, ctx context.Context, pd *ProverDevice, c *circ
 // TestProverMatchesCPU proves the same partitions on the GPU and the CPU with the same r and s:
 // the proofs must be byte-identical and verify without H's shift table, with it built at upload
 // (ShiftTableOn), and under ShiftTableAuto, which builds it after AutoTablesAfter
-// partitions (small SRSs always fit) and frees it for room (dropAutoShiftTables): each
+// partitions (small SRSs always fit) and frees it for room (freeAutoTables): each
 // partition is proved with the table the mode says the SRS has at that point.
 func TestProverMatchesCPU(t *testing.T) {
 	d := testDevice(t)
@@ -123,8 +124,8 @@ func TestProverMatchesCPU(t *testing.T) {
 						if got := pd.Breakdown().ShiftTables - built; got != 1 {
 							t.Fatalf("%d tables built, want 1", got)
 						}
-						if n := pd.dropAutoShiftTables(); n != 1 || s.h.Shifted() {
-							t.Fatalf("dropAutoShiftTables freed %d (H shifted: %v), want 1", n, s.h.Shifted())
+						if n := pd.freeAutoTables(math.MaxUint64); n != 1 || s.h.Shifted() {
+							t.Fatalf("freeAutoTables freed %d (H shifted: %v), want 1", n, s.h.Shifted())
 						}
 						wantShifted = func(int) bool { return false }
 					}
@@ -171,7 +172,7 @@ func TestProverFoldedMatchesCPU(t *testing.T) {
 // TestProverPairTablesMatchCPU proves partitions on a GPU that keeps pair tables
 // (SetPairTables, small SRSs always fit) and on the CPU with the same r and s: the proofs must be
 // byte-identical and verify, before the tables (built after AutoTablesAfter partitions' H
-// MSMs), with B_G2's, B_G1's, A's and L's tables, and after dropPairTables freed them (not built
+// MSMs), with B_G2's, B_G1's, A's and L's tables, and after freeAutoTables freed them (not built
 // again).
 func TestProverPairTablesMatchCPU(t *testing.T) {
 	d := testDevice(t)
@@ -198,8 +199,8 @@ func TestProverPairTablesMatchCPU(t *testing.T) {
 					t.Fatalf("%d bases to pair, want 4 (B_G2, B_G1, A, L)", got)
 				}
 				if part == AutoTablesAfter {
-					if n := pd.dropPairTables(); n != 4 {
-						t.Fatalf("dropPairTables freed %d, want 4", n)
+					if n := pd.freeAutoTables(math.MaxUint64); n != 4 {
+						t.Fatalf("freeAutoTables freed %d, want 4", n)
 					}
 				}
 			}

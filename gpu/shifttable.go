@@ -28,8 +28,8 @@ const (
 	// have grown to their steady size, if the memory free outside that pool then holds the
 	// table and a quarter more (H's MSM takes larger buckets with it; the rest is margin). The
 	// build runs under the kernel lock. Such a table gives its memory back: it is freed when an
-	// SRS upload or a partition's buffers would not fit otherwise, and not built again for that
-	// SRS.
+	// SRS upload or a partition's buffers would not fit otherwise, after the tables that save
+	// less a GiB (freeAutoTables), and not built again for that SRS.
 	ShiftTableAuto
 )
 
@@ -150,35 +150,6 @@ func (p *ProverDevice) addAutoShiftTable(s *SRS) {
 	p.mu.Unlock()
 	p.logf(slog.LevelInfo, "H shift table built", s, "points", s.h.Len(), "table_gib", gib(table),
 		"free_before_gib", gib(free), "pool_gib", gib(pool), "took", took.Round(time.Millisecond))
-}
-
-// dropAutoShiftTables frees the tables ShiftTableAuto built (each once no MSM over it runs), so
-// that an allocation that lacks room may have it; it returns how many it freed.
-func (p *ProverDevice) dropAutoShiftTables() int {
-	p.mu.Lock()
-	var auto []*SRS
-	for _, s := range p.srs {
-		if s.autoShift {
-			s.autoShift = false
-			auto = append(auto, s)
-		}
-	}
-	p.mu.Unlock()
-	dropped := 0
-	for _, s := range auto {
-		if err := s.h.DropShiftTable(); err != nil {
-			p.logf(slog.LevelWarn, "H shift table: free failed", s, "err", err)
-			continue
-		}
-		dropped++
-		p.logf(slog.LevelInfo, "H shift table freed for room", s, "table_gib", gib(uint64(s.h.Len())*g1AffineBytes))
-	}
-	if dropped > 0 {
-		p.mu.Lock()
-		p.times.ShiftTablesDropped += dropped
-		p.mu.Unlock()
-	}
-	return dropped
 }
 
 // logf logs msg about s's table with args, when the device has a logger.

@@ -43,8 +43,7 @@ func RandomParameters(shape *synth.Shape, seed uint64, opts ...Option) *prover.P
 // RandomFold returns params marked as folded for shape's C (prover.CFold) without folding: L as
 // it is and random points for the inputs' share. Proofs made with them do NOT verify; a device
 // proves a partition with them as with parameters from prover.FoldC (no c, one transform less),
-// so that they time the fold at sizes where FoldC on the CPU takes hours. Use them with
-// RandomParameters only.
+// so that they time the fold at sizes where FoldC on the CPU takes hours.
 func RandomFold(params *prover.Parameters, shape *synth.Shape, seed uint64) *prover.Parameters {
 	rng := rand.New(rand.NewPCG(seed^0x2545f4914f6cdd1d, seed))
 	out := *params

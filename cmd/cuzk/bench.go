@@ -45,7 +45,7 @@ func runBench(ctx context.Context, args []string) error {
 	deviceEval := fs.Bool("device-eval", true, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there, so the host holds only w per partition (GPU devices only; --device-eval=false computes them on the host)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	paramsFile := fs.String("params-file", "", "keep the INSECURE parameters in this file: reused when it exists and fits the circuit (an error when it does not), else written there by a streamed setup that holds one chunk of points at a time, then loaded")
-	foldC := fs.Bool("fold-c", false, "fold C's share of H's MSM into L before proving (prover.FoldC, on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition), so that a partition needs one inverse transform less; the parameters must be in memory (not --params-file); with --random-params, random points stand for the fold (timing only)")
+	foldC := fs.String("fold-c", "off", "fold C's share of H's MSM into L before proving, so that a partition needs one inverse transform less: on (prover.FoldC, on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition; the parameters must be in memory, not --params-file), random (random points stand for the fold, with any parameters: timing only, the proofs do not verify and are not checked) or off")
 	var tables tableFlags
 	tables.register(fs)
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
@@ -57,6 +57,11 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	if *paramsFile != "" && *randomParams {
 		return usagef("bench: --params-file and --random-params exclude each other")
+	}
+	switch *foldC {
+	case "off", "on", "random":
+	default:
+		return usagef("bench: --fold-c %q: want off, on or random", *foldC)
 	}
 	budget := int64(*budgetGiB * (1 << 30))
 	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
@@ -151,11 +156,11 @@ func runBench(ctx context.Context, args []string) error {
 		debug.FreeOSMemory()
 	}
 	fmt.Printf("%s in %s: %s of points\n", kind, time.Since(start).Round(time.Millisecond), gibs(engine.ParametersBytes(params)))
-	switch {
-	case *foldC && *randomParams:
+	switch *foldC {
+	case "random":
 		params = devsetup.RandomFold(params, shape, cf.seed)
-		fmt.Println("random points stand for C folded into L (timing only)")
-	case *foldC:
+		fmt.Println("random points stand for C folded into L: the proofs will not verify (and are not checked)")
+	case "on":
 		start = time.Now()
 		if params, err = prover.FoldC(params, shape); err != nil {
 			return fmt.Errorf("bench: --fold-c: %w", err)
@@ -172,7 +177,7 @@ func runBench(ctx context.Context, args []string) error {
 		for _, w := range workers {
 			run := benchRun{cf: &cf, shape: shape, params: params, devs: devs, workers: w, jobs: *jobs,
 				partitions: *partitions, synth: *synthConc, cpuFallback: *cpuFallback, out: *outDir, width: *width,
-				budget: budget, noVerify: *randomParams, plan: plan, memProfile: *memProfile, deviceEval: *deviceEval}
+				budget: budget, noVerify: *randomParams || *foldC == "random", plan: plan, memProfile: *memProfile, deviceEval: *deviceEval}
 			if several {
 				run.out = filepath.Join(*outDir, fmt.Sprintf("gpus%d-w%d", len(devs), w))
 			}

@@ -93,15 +93,18 @@ func TestBenchParamsFileUsage(t *testing.T) {
 	require.Empty(t, ents, "nothing written")
 }
 
-// TestBenchFoldC: --fold-c proves with C folded into L (the bench verifies every proof), times
-// random points standing for the fold with --random-params, and refuses parameters left in a
-// mapped file with an error that says so.
+// TestBenchFoldC: --fold-c on proves with C folded into L (the bench verifies every proof) and
+// refuses parameters left in a mapped file with an error that says so; --fold-c random times
+// random points standing for the fold, over parameters in memory or in a file.
 func TestBenchFoldC(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out1"), "--fold-c")))
-	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out3"), "--fold-c", "--random-params")))
-	err := run(ctx, benchArgs(filepath.Join(dir, "out2"), "--fold-c", "--params-file", filepath.Join(dir, "p.params")))
+	path := filepath.Join(dir, "p.params")
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out1"), "--fold-c", "on")))
+	err := run(ctx, benchArgs(filepath.Join(dir, "out2"), "--fold-c", "on", "--params-file", path))
 	require.ErrorContains(t, err, "--fold-c")
 	require.ErrorContains(t, err, "mapped file")
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out3"), "--fold-c", "random", "--random-params")))
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out4"), "--fold-c", "random", "--params-file", path)))
+	require.ErrorContains(t, run(ctx, benchArgs(filepath.Join(dir, "out5"), "--fold-c", "yes")), "want off, on or random")
 }

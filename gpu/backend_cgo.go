@@ -53,6 +53,7 @@ typedef struct {
 	cuzk_error_t (*fixedbase_new)(int32_t, int32_t, const void *, cuzk_fixedbase_t **);
 	cuzk_error_t (*fixedbase_free)(cuzk_fixedbase_t *);
 	cuzk_error_t (*fixedbase_mul)(cuzk_fixedbase_t *, const void *, uint64_t, void *);
+	cuzk_error_t (*g1_dft)(int32_t, const void *, uint64_t, uint32_t, const void *, const void *, void *);
 } cuzk_table;
 
 // cuzk_open loads path and resolves every symbol; on failure it returns NULL
@@ -115,6 +116,7 @@ static cuzk_table *cuzk_open(const char *path, char **err) {
 	SYM(fixedbase_new, "cuzk_fixedbase_new");
 	SYM(fixedbase_free, "cuzk_fixedbase_free");
 	SYM(fixedbase_mul, "cuzk_fixedbase_mul");
+	SYM(g1_dft, "cuzk_g1_dft");
 #undef SYM
 	// Optional: only a test build of the library (make TEST_KERNELS=1) has the field-op checker.
 	*(void **)(&t->debug_field) = dlsym(h, "cuzk_debug_field");
@@ -229,6 +231,10 @@ static cuzk_error_t t_fixedbase_new(cuzk_table *t, int32_t d, int32_t g, const v
 static cuzk_error_t t_fixedbase_free(cuzk_table *t, uintptr_t fb) { return t->fixedbase_free((cuzk_fixedbase_t *)fb); }
 static cuzk_error_t t_fixedbase_mul(cuzk_table *t, uintptr_t fb, const void *s, uint64_t n, void *out) {
 	return t->fixedbase_mul((cuzk_fixedbase_t *)fb, s, n, out);
+}
+static cuzk_error_t t_g1_dft(cuzk_table *t, int32_t d, const void *pts, uint64_t n, uint32_t log_n, const void *w,
+		const void *s, void *out) {
+	return t->g1_dft(d, pts, n, log_n, w, s, out);
 }
 
 // Resident matrices and compact witnesses. The descriptor is built here, in C
@@ -497,6 +503,10 @@ func (b *backend) fixedbaseNew(dev, group int, base unsafe.Pointer) (uintptr, er
 
 func (b *backend) fixedbaseFree(dev int, h uintptr) error {
 	return b.check(dev, C.t_fixedbase_free(b.t, C.uintptr_t(h)))
+}
+
+func (b *backend) g1DFT(dev int, points unsafe.Pointer, n uint64, logN int, omega, scale, out unsafe.Pointer) error {
+	return b.check(dev, C.t_g1_dft(b.t, C.int32_t(dev), points, C.uint64_t(n), C.uint32_t(logN), omega, scale, out))
 }
 
 func (b *backend) fixedbaseMul(dev int, h uintptr, scalars unsafe.Pointer, n uint64, out unsafe.Pointer) error {

@@ -55,13 +55,31 @@ type CFold struct {
 // ErrFold reports parameters that FoldC cannot fold.
 var ErrFold = errors.New("prover: fold C into L")
 
+// G1DFT computes out[j] = scale·Σ_i ω^(ij)·x_i for j < 2^logN, x the points followed by the point
+// at infinity, ω = omega of order 2^logN: the transform over points that FoldC needs, which a
+// device may compute (gpu.Device.G1DFT) instead of the CPU.
+type G1DFT func(points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error)
+
+// FoldOption configures FoldC.
+type FoldOption func(*foldConfig)
+
+type foldConfig struct{ dft G1DFT }
+
+// FoldWithDFT makes FoldC compute its transform over H's points with dft instead of on the CPU.
+func FoldWithDFT(dft G1DFT) FoldOption { return func(c *foldConfig) { c.dft = dft } }
+
 // FoldC returns params with C's share of H's MSM folded into L for the circuit shape (CFold):
 // its partitions then need one inverse transform less and no C·w. params must be decoded (not
 // mapped from a file), not folded already, and fit shape (CheckParameters); params is left as
 // it was. The cost is an inverse transform over H's m − 1 points (m/2·log m scalar
-// multiplications) and one multiplication a term of C whose coefficient is not ±1, on the CPU:
-// seconds at 2^16 constraints, hours at a 32 GiB PoRep partition.
-func FoldC(params *Parameters, shape *synth.Shape) (*Parameters, error) {
+// multiplications: on the CPU seconds at 2^16 constraints, hours at a 32 GiB PoRep partition;
+// minutes there on a GPU with FoldWithDFT) and one multiplication a term of C whose coefficient
+// is not ±1.
+func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Parameters, error) {
+	var cfg foldConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	switch {
 	case params.mapped != nil:
 		return nil, fmt.Errorf("%w: the parameters' points are in a mapped file, not decoded", ErrFold)
@@ -75,7 +93,7 @@ func FoldC(params *Parameters, shape *synth.Shape) (*Parameters, error) {
 	if m < 2 {
 		return nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
 	}
-	g, err := foldedH(params.H, m)
+	g, err := foldedH(params.H, m, cfg.dft)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +117,8 @@ func FoldC(params *Parameters, shape *synth.Shape) (*Parameters, error) {
 
 // foldedH returns G_j·(−z⁻¹) for j < m (the comment at the top of this file): H's points, the
 // missing H_{m−1} as the point at infinity, transformed with ω⁻¹ and scaled by −z⁻¹/m, z the
-// quotient's g^m − 1.
-func foldedH(h []bls12381.G1Affine, m int) ([]bls12381.G1Affine, error) {
+// quotient's g^m − 1; by dft when given, else on the CPU.
+func foldedH(h []bls12381.G1Affine, m int, dft G1DFT) ([]bls12381.G1Affine, error) {
 	omega, err := fft.Generator(uint64(m))
 	if err != nil {
 		return nil, fmt.Errorf("%w: domain of %d: %v", ErrFold, m, err)
@@ -109,19 +127,28 @@ func foldedH(h []bls12381.G1Affine, m int) ([]bls12381.G1Affine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFold, err)
 	}
-	x := make([]bls12381.G1Jac, m)
-	for i := range h {
-		x[i].FromAffine(&h[i])
-	}
-	var omegaInv fr.Element
+	var omegaInv, scale, mInv fr.Element
 	omegaInv.Inverse(&omega)
-	g1DFT(x, omegaInv)
-	var scale, mInv fr.Element
 	scale = zInverseOnCoset(m, shift)
 	scale.Neg(&scale)
 	mInv.SetUint64(uint64(m))
 	mInv.Inverse(&mInv)
 	scale.Mul(&scale, &mInv)
+	if dft != nil {
+		g, err := dft(h, bits.TrailingZeros(uint(m)), omegaInv, scale)
+		if err != nil {
+			return nil, fmt.Errorf("%w: transform of H's points: %w", ErrFold, err)
+		}
+		if len(g) != m {
+			return nil, fmt.Errorf("%w: transform of H's points: %d points, want %d", ErrFold, len(g), m)
+		}
+		return g, nil
+	}
+	x := make([]bls12381.G1Jac, m)
+	for i := range h {
+		x[i].FromAffine(&h[i])
+	}
+	g1DFT(x, omegaInv)
 	s := bigOf(&scale)
 	parallelRange(m, func(lo, hi int) {
 		for j := lo; j < hi; j++ {

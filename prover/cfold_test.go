@@ -3,8 +3,11 @@ package prover_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"math/big"
 	"testing"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
@@ -138,4 +141,44 @@ func TestFoldCRefuses(t *testing.T) {
 	_, err = folded.WriteTo(&buf)
 	require.ErrorContains(t, err, "folded")
 	require.Zero(t, buf.Len())
+}
+
+// TestFoldWithDFT: a transform given with FoldWithDFT (here the definition, point by point)
+// folds to the same parameters as the CPU's; its error and a result of the wrong length are
+// refused with errors that say so.
+func TestFoldWithDFT(t *testing.T) {
+	c := cHeavy(fr.NewElement(9))
+	shape, params := setupFor(t, c)
+	want, err := prover.FoldC(params, shape)
+	require.NoError(t, err)
+	definition := func(points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error) {
+		n := 1 << logN
+		out := make([]bls12381.G1Jac, n)
+		for j := range n {
+			for i := range points {
+				var w fr.Element
+				w.Exp(omega, big.NewInt(int64(i*j)))
+				w.Mul(&w, &scale)
+				var term bls12381.G1Jac
+				term.FromAffine(&points[i])
+				term.ScalarMultiplication(&term, w.BigInt(new(big.Int)))
+				out[j].AddAssign(&term)
+			}
+		}
+		return bls12381.BatchJacobianToAffineG1(out), nil
+	}
+	got, err := prover.FoldC(params, shape, prover.FoldWithDFT(definition))
+	require.NoError(t, err)
+	require.Equal(t, want.L, got.L)
+	require.Equal(t, want.CFold, got.CFold)
+
+	_, err = prover.FoldC(params, shape, prover.FoldWithDFT(func([]bls12381.G1Affine, int, fr.Element, fr.Element) ([]bls12381.G1Affine, error) {
+		return nil, errors.New("device lost")
+	}))
+	require.ErrorIs(t, err, prover.ErrFold)
+	require.ErrorContains(t, err, "device lost")
+	_, err = prover.FoldC(params, shape, prover.FoldWithDFT(func(p []bls12381.G1Affine, logN int, w, s fr.Element) ([]bls12381.G1Affine, error) {
+		return p, nil
+	}))
+	require.ErrorContains(t, err, "want")
 }

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 17
+#define CUZK_ABI_VERSION 18
 
 /* Error codes. */
 enum {
@@ -257,6 +257,15 @@ CUZK_API cuzk_error_t cuzk_fixedbase_free(cuzk_fixedbase_t *fb);
  * memory. n = 0 does nothing. A scalar whose limbs are ≥ r fails the call
  * with CUZK_ERR_INVALID naming its index; out is then partly written. */
 CUZK_API cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t *fb, const void *scalars, uint64_t n, void *out);
+
+/* The discrete Fourier transform of G1 points: out[j] = s·Σ_i ω^(ij)·x_i for j < 2^log_n
+ * (1 ≤ log_n ≤ 27), x the n ≤ 2^log_n points at points (host memory, gnark's affine layout,
+ * Montgomery form) followed by the point at infinity, ω = *omega of order 2^log_n and s = *scale
+ * (fr.Elements, Montgomery form, host memory); out receives 2^log_n affine points (infinity as
+ * (0, 0)) in host memory. Device memory taken for the call and freed before it returns: 304·2^log_n
+ * bytes (38 GiB at 2^27), outside the memory pool. A one-time step of prover.FoldC. */
+CUZK_API cuzk_error_t cuzk_g1_dft(int32_t dev, const void *points, uint64_t n, uint32_t log_n, const void *omega,
+                                  const void *scale, void *out);
 
 
 /* ---- Device-resident constraint matrices and compact witnesses ----------

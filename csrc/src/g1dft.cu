@@ -1,0 +1,65 @@
+// cuzk_g1_dft: the transform of g1dft.cuh over host points, one call.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "g1dft.cuh"
+#include "ops.cuh"
+
+namespace cuzk {
+
+// dmem_t is device memory from device_malloc (outside the memory pool, which would keep a
+// one-time call's tens of GiB), freed when it goes.
+template <class T>
+struct dmem_t {
+  T* p = nullptr;
+  explicit dmem_t(uint64_t count) : p((T*)device_malloc(std::max<uint64_t>(count, 1) * sizeof(T))) {}
+  ~dmem_t() { cudaFree(p); }
+  dmem_t(const dmem_t&) = delete;
+  dmem_t& operator=(const dmem_t&) = delete;
+};
+
+void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* omega, const void* scale,
+            void* out) {
+  require(log_n >= 1 && log_n <= 27, "g1 dft: log size " + std::to_string(log_n) + " outside [1, 27]");
+  const uint64_t n = 1ull << log_n;
+  require(n_in <= n, "g1 dft: " + std::to_string(n_in) + " points for a transform of " + std::to_string(n));
+  require((in != nullptr || n_in == 0) && omega != nullptr && scale != nullptr && out != nullptr,
+          "g1 dft: a pointer is NULL");
+  fr_t w, s;
+  memcpy(&w, omega, sizeof w);
+  memcpy(&s, scale, sizeof s);
+  constexpr uint64_t T = 1ull << DFT_LO_BITS;  // every twiddle index j < n/2 ≤ 2^26 is below T²
+  std::vector<fr_t> lo(T), hi(T);
+  dft_power_tables(w, lo.data(), hi.data());
+  set_device(dev);
+  const uint64_t half = n / 2;
+  dmem_t<g1_affine_t> aff(n);
+  dmem_t<g1_xyzz_t> x(n);
+  dmem_t<fr_t> tw(half), dlo(T), dhi(T);
+  stream_t st;
+  try {
+    upload_pageable(aff.p, in, n_in * sizeof(g1_affine_t), st);
+    CUZK_CUDA(cudaMemcpyAsync(dlo.p, lo.data(), T * sizeof(fr_t), cudaMemcpyHostToDevice, st));
+    CUZK_CUDA(cudaMemcpyAsync(dhi.p, hi.data(), T * sizeof(fr_t), cudaMemcpyHostToDevice, st));
+    dft_twiddles<<<fb_blocks(half), FB_THREADS, 0, st>>>(dlo.p, dhi.p, tw.p, half);
+    CUZK_LAUNCHED();
+    dft_load<<<fb_blocks(n), FB_THREADS, 0, st>>>(aff.p, n_in, x.p, log_n);
+    CUZK_LAUNCHED();
+    for (uint32_t h = 0; h < log_n; h++) {
+      dft_stage<<<fb_blocks(half), FB_THREADS, 0, st>>>(x.p, tw.p, log_n, h);
+      CUZK_LAUNCHED();
+    }
+    dft_scale<<<fb_blocks(n), FB_THREADS, 0, st>>>(x.p, n, s.from_mont());
+    CUZK_LAUNCHED();
+    fb_to_affine_enqueue(x.p, aff.p, n, st);
+    CUZK_LAUNCHED();
+    CUZK_CUDA(cudaMemcpyAsync(out, aff.p, n * sizeof(g1_affine_t), cudaMemcpyDeviceToHost, st));
+    st.sync();
+  } catch (...) {
+    cudaStreamSynchronize(st);  // nothing may still read or write the buffers or out
+    throw;
+  }
+}
+
+}  // namespace cuzk

@@ -1,0 +1,44 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"unsafe"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// MaxLogG1DFT is the largest transform G1DFT computes: 2^27 points, the domain of a 32 GiB PoRep
+// partition.
+const MaxLogG1DFT = 27
+
+// G1DFT returns the discrete Fourier transform of points over Fr, scaled: out[j] = scale·Σ_i
+// ω^(ij)·x_i for j < n = 2^logN, x the points followed by the point at infinity up to n, ω =
+// omega of order n (an inverse transform takes ω⁻¹ and n⁻¹ in scale). It is the one-time step of
+// prover.FoldC (its FoldOptions.G1DFT), computed on the device in one call: radix-2 butterflies
+// whose twiddle multiplications are double-and-add over 255 bits, ≈ n/2·(logN − 1) of them.
+// The call takes 304·n bytes of device memory (38 GiB at 2^27) and gives them back before it
+// returns; it does not take the kernel lock, so run it before the device proves.
+func (d *Device) G1DFT(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error) {
+	if logN < 1 || logN > MaxLogG1DFT {
+		return nil, fmt.Errorf("gpu: g1 dft: log size %d outside [1, %d]", logN, MaxLogG1DFT)
+	}
+	n := 1 << logN
+	if len(points) > n {
+		return nil, fmt.Errorf("gpu: g1 dft: %d points for a transform of %d", len(points), n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]bls12381.G1Affine, n)
+	var in unsafe.Pointer
+	if len(points) > 0 {
+		in = unsafe.Pointer(&points[0])
+	}
+	if err := d.lib.b.g1DFT(d.index, in, uint64(len(points)), logN, unsafe.Pointer(&omega), unsafe.Pointer(&scale),
+		unsafe.Pointer(&out[0])); err != nil {
+		return nil, fmt.Errorf("gpu: g1 dft of 2^%d points: %w", logN, err)
+	}
+	return out, nil
+}

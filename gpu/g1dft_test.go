@@ -1,0 +1,91 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk-go/cuzk/prover"
+)
+
+// TestG1DFTMatchesDefinition runs Device.G1DFT over g1DFTCases against the definition, and checks
+// the refusals of bad sizes.
+func TestG1DFTMatchesDefinition(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	for _, c := range g1DFTCases(t) {
+		got, err := d.G1DFT(ctx, c.points, c.logN, c.omega, c.scale)
+		require.NoError(t, err, c.name)
+		want := g1DFTDefinition(c.points, 1<<c.logN, c.omega, c.scale)
+		for j := range want {
+			require.True(t, want[j].Equal(&got[j]), "%s: output %d", c.name, j)
+		}
+	}
+	var one fr.Element
+	one.SetOne()
+	_, err := d.G1DFT(ctx, nil, 0, one, one)
+	require.ErrorContains(t, err, "outside [1, 27]")
+	_, err = d.G1DFT(ctx, nil, MaxLogG1DFT+1, one, one)
+	require.ErrorContains(t, err, "outside [1, 27]")
+	_, err = d.G1DFT(ctx, make([]bls12381.G1Affine, 5), 2, one, one)
+	require.ErrorContains(t, err, "5 points for a transform of 4")
+}
+
+// TestFoldCOnDevice folds C into L with the device's transform (prover.FoldWithDFT) and on the
+// CPU: the same parameters, point for point; a partition proved with them on the GPU is the
+// CPU's proof.
+func TestFoldCOnDevice(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	c, shape, params := setupScalable(t, 12, 5)
+	onCPU, err := prover.FoldC(params, shape)
+	require.NoError(t, err)
+	onGPU, err := prover.FoldC(params, shape, prover.FoldWithDFT(func(p []bls12381.G1Affine, logN int, w, s fr.Element) ([]bls12381.G1Affine, error) {
+		return d.G1DFT(ctx, p, logN, w, s)
+	}))
+	require.NoError(t, err)
+	require.Equal(t, onCPU.L, onGPU.L)
+	require.Equal(t, onCPU.CFold, onGPU.CFold)
+	pd := NewProverDevice(d)
+	defer pd.Close()
+	pvk, err := prover.PrepareVerifyingKey(&onGPU.VK)
+	require.NoError(t, err)
+	provePartition(t, ctx, pd, c, shape, onGPU, pvk, 0)
+}
+
+// BenchmarkG1DFT times Device.G1DFT over 2^logN random points (an inverse transform, scaled, as
+// prover.FoldC asks) at 2^16 and 2^20, and at 2^24 unless CUZK_BENCH_MAXLOG is lower.
+func BenchmarkG1DFT(b *testing.B) {
+	d := testDevice(b)
+	ctx := context.Background()
+	sizes := []int{16, 20}
+	if m := benchMaxLog(24); m > 20 {
+		sizes = append(sizes, m)
+	}
+	for _, logN := range sizes {
+		b.Run(fmt.Sprintf("2^%d", logN), func(b *testing.B) {
+			n := 1 << logN
+			_, _, g, _ := bls12381.Generators()
+			pts := bls12381.BatchScalarMultiplicationG1(&g, randScalars(uint64(logN), min(n, 1<<20)))
+			for len(pts) < n-1 {
+				pts = append(pts, pts[:min(len(pts), n-1-len(pts))]...)
+			}
+			omega, err := fft.Generator(uint64(n))
+			require.NoError(b, err)
+			omega.Inverse(&omega)
+			scale := fr.NewElement(uint64(2 * n))
+			scale.Inverse(&scale)
+			b.ResetTimer()
+			for range b.N {
+				if _, err := d.G1DFT(ctx, pts, logN, omega, scale); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -47,7 +47,8 @@ func RandomParameters(shape *synth.Shape, seed uint64, opts ...Option) *prover.P
 func RandomFold(params *prover.Parameters, shape *synth.Shape, seed uint64) *prover.Parameters {
 	rng := rand.New(rand.NewPCG(seed^0x2545f4914f6cdd1d, seed))
 	out := *params
-	out.CFold = &prover.CFold{Inputs: randomG1Points(rng, shape.NumInputs, nil), Circuit: prover.FoldDigest(shape)}
+	out.CFold = &prover.CFold{Inputs: randomG1Points(rng, shape.NumInputs, nil),
+		Circuit: prover.FoldDigest(shape)}
 	return &out
 }
 

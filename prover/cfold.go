@@ -302,10 +302,12 @@ func checkFold(params *Parameters, shape *synth.Shape) error {
 		return nil
 	}
 	if len(f.Inputs) != shape.NumInputs {
-		return &ParamsMismatchError{Section: "c_fold inputs", Got: len(f.Inputs), Want: shape.NumInputs, Shape: shape}
+		return &ParamsMismatchError{Section: "c_fold inputs", Got: len(f.Inputs), Want: shape.NumInputs,
+			Shape: shape}
 	}
 	if d := FoldDigest(shape); d != f.Circuit {
-		return fmt.Errorf("%w: C is folded for the circuit of digest %x, this circuit's is %x", ErrParamsMismatch, f.Circuit[:8], d[:8])
+		return fmt.Errorf("%w: C is folded for the circuit of digest %x, this circuit's is %x",
+			ErrParamsMismatch, f.Circuit[:8], d[:8])
 	}
 	return nil
 }

@@ -277,8 +277,9 @@ func (t *groth16Task) Run(ctx context.Context) error {
 // Six transforms instead of seven, equal to the seven-transform recipe element for element, even
 // for an unsatisfied assignment. With C folded into L (FoldC) c is zero and its transform is
 // skipped: five transforms give h' = iNTT_coset(â·b̂)/(g^m − 1), and L and the inputs' points
-// carry the rest of H's MSM (cfold.go). The inverse transforms leave bit-reversed order and the coset
-// transforms take it, so no transform permutes; Quotient's bit reversal gives h natural order.
+// carry the rest of H's MSM (cfold.go). The inverse transforms leave bit-reversed order and the
+// coset transforms take it, so no transform permutes; Quotient's bit reversal gives h natural
+// order.
 // A workspace that implements primitive.QuotientRunner (a GPU's) takes these steps in one call,
 // and may leave h bit-reversed for its own MSM batch, which then pairs h_i with H's base i.
 //

@@ -45,7 +45,7 @@ func runBench(ctx context.Context, args []string) error {
 	deviceEval := fs.Bool("device-eval", true, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there, so the host holds only w per partition (GPU devices only; --device-eval=false computes them on the host)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	paramsFile := fs.String("params-file", "", "keep the INSECURE parameters in this file: reused when it exists and fits the circuit (an error when it does not), else written there by a streamed setup that holds one chunk of points at a time, then loaded")
-	foldC := fs.String("fold-c", "off", "fold C's share of H's MSM into L before proving, so that a partition needs one inverse transform less: on (prover.FoldC, on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition; the parameters must be in memory, not --params-file), random (random points stand for the fold, with any parameters: timing only, the proofs do not verify and are not checked) or off")
+	foldC := fs.String("fold-c", "off", "fold C's share of H's MSM into L before proving, so that a partition needs one inverse transform less: on (prover.FoldC, on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition; parameters from --params-file are decoded onto the heap first), random (random points stand for the fold, with any parameters: timing only, the proofs do not verify and are not checked) or off")
 	var tables tableFlags
 	tables.register(fs)
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")

@@ -69,25 +69,33 @@ type foldConfig struct{ dft G1DFT }
 func FoldWithDFT(dft G1DFT) FoldOption { return func(c *foldConfig) { c.dft = dft } }
 
 // FoldC returns params with C's share of H's MSM folded into L for the circuit shape (CFold):
-// its partitions then need one inverse transform less and no C·w. params must be decoded (not
-// mapped from a file), not folded already, and fit shape (CheckParameters); params is left as
-// it was. The cost is an inverse transform over H's m − 1 points (m/2·log m scalar
-// multiplications: on the CPU seconds at 2^16 constraints, hours at a 32 GiB PoRep partition;
-// minutes there on a GPU with FoldWithDFT) and one multiplication a term of C whose coefficient
-// is not ±1.
+// its partitions then need one inverse transform less and no C·w. params must not be folded
+// already and must fit shape (CheckParameters); params is left as it was. Parameters mapped from
+// a file are decoded onto the heap first, as a CPU proof decodes them (MappedParameters), and the
+// result holds its points on the heap: at a 32 GiB PoRep partition ≈ 44 GiB, plus L' (12 GiB)
+// and, while FoldC runs, ≈ 45 GiB more. The cost is an inverse transform over H's m − 1 points
+// (m/2·log m scalar multiplications: on the CPU seconds at 2^16 constraints, hours at a 32 GiB
+// PoRep partition; minutes there on a GPU with FoldWithDFT) and one multiplication a term of C
+// whose coefficient is not ±1.
 func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Parameters, error) {
 	var cfg foldConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
-	switch {
-	case params.mapped != nil:
-		return nil, fmt.Errorf("%w: the parameters' points are in a mapped file, not decoded", ErrFold)
-	case params.CFold != nil:
+	if params.CFold != nil {
 		return nil, fmt.Errorf("%w: the parameters are folded already", ErrFold)
 	}
 	if err := CheckParameters(params, shape); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFold, err)
+	}
+	if m := params.mapped; m != nil {
+		decoded, err := m.decoded()
+		if err != nil {
+			return nil, fmt.Errorf("%w: decode the parameters' points: %w", ErrFold, err)
+		}
+		id := params.ID
+		params = &Parameters{ID: id, VK: decoded.VK, H: decoded.H, L: decoded.L, A: decoded.A, BG1: decoded.BG1,
+			BG2: decoded.BG2}
 	}
 	m := shape.DomainSize()
 	if m < 2 {

@@ -105,9 +105,9 @@ func TestFoldCProvesTheSameBytes(t *testing.T) {
 	}
 }
 
-// TestFoldCRefuses: a second fold, parameters still in a mapped file and a circuit other than
-// the folded one (same counts, other C) are refused with errors that say so, and folded
-// parameters are not written in bellperson's format.
+// TestFoldCRefuses: a second fold and a circuit other than the folded one (same counts, other C)
+// are refused with errors that say so, and folded parameters are not written in bellperson's
+// format. Parameters mapped from a file fold to the decoded parameters' fold.
 func TestFoldCRefuses(t *testing.T) {
 	ctx := context.Background()
 	c := cHeavy(fr.NewElement(3))
@@ -119,12 +119,17 @@ func TestFoldCRefuses(t *testing.T) {
 	require.ErrorIs(t, err, prover.ErrFold)
 	require.ErrorContains(t, err, "folded already")
 
-	_, _, _, m := mappedSetup(t, c)
+	_, decoded, _, m := mappedSetup(t, c)
 	mp, err := m.Parameters()
 	require.NoError(t, err)
-	_, err = prover.FoldC(mp, shape)
-	require.ErrorIs(t, err, prover.ErrFold)
-	require.ErrorContains(t, err, "mapped file")
+	fromFile, err := prover.FoldC(mp, shape)
+	require.NoError(t, err)
+	fromHeap, err := prover.FoldC(decoded, shape)
+	require.NoError(t, err)
+	require.Equal(t, fromHeap.L, fromFile.L)
+	require.Equal(t, fromHeap.CFold, fromFile.CFold)
+	require.Equal(t, mp.Identity()+" (C folded)", fromFile.ID)
+	require.Nil(t, fromFile.Mapped())
 
 	other := cHeavy(fr.NewElement(4))
 	otherShape, err := synth.Compile(other)

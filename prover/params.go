@@ -246,8 +246,14 @@ func (c *countWriter) Write(b []byte) (int, error) {
 // fold, and their L is no longer the setup's.
 func (p *Parameters) WriteTo(w io.Writer) (int64, error) {
 	if p.CFold != nil {
-		return 0, fmt.Errorf("encode parameters: C is folded into L (prover.FoldC), which bellperson's format cannot say; write the parameters before folding")
+		return 0, fmt.Errorf("encode parameters: C is folded into L (prover.FoldC), which bellperson's format cannot say: write them with WriteFoldedParametersFile, or write the parameters before folding")
 	}
+	return p.writeEncoding(w)
+}
+
+// writeEncoding is WriteTo without the refusal of folded parameters (whose file holds the
+// encoding after a header of its own: WriteFoldedParametersFile).
+func (p *Parameters) writeEncoding(w io.Writer) (int64, error) {
 	for sec := primitive.SectionH; sec <= primitive.SectionBG2; sec++ {
 		if n := p.Len(sec); uint64(n) > math.MaxUint32 {
 			return 0, fmt.Errorf("encode parameters section %q: %d points exceed the u32 count", sec, n)
@@ -360,6 +366,7 @@ type MappedParameters struct {
 	release func() error
 	g1      func(*bls12381.G1Affine, []byte) error
 	g2      func(*bls12381.G2Affine, []byte) error
+	fold    *CFold // the fold of a folded parameters file (OpenFoldedParametersFile); nil otherwise
 
 	paramsOnce sync.Once
 	params     *Parameters // Parameters' result, the same on every call
@@ -550,7 +557,7 @@ func (m *MappedParameters) Decode() (*Parameters, error) {
 	if m.b == nil {
 		return nil, errors.New("prover: mapped parameters are closed")
 	}
-	p := &Parameters{VK: m.VK}
+	p := &Parameters{VK: m.VK, CFold: m.fold}
 	var err error
 	for i, dst := range [4]*[]bls12381.G1Affine{&p.H, &p.L, &p.A, &p.BG1} {
 		if *dst, err = decodeSection(m.b, m.secs[i], m.g1); err != nil {

@@ -34,7 +34,7 @@ func (m *MappedParameters) Parameters() (*Parameters, error) {
 			return
 		}
 		m.id = id
-		m.params = &Parameters{ID: id, VK: m.VK, mapped: m}
+		m.params = &Parameters{ID: id, VK: m.VK, CFold: m.fold, mapped: m}
 	})
 	return m.params, m.paramsErr
 }

@@ -47,6 +47,7 @@ func runBench(ctx context.Context, args []string) error {
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	paramsFile := fs.String("params-file", "", "keep the INSECURE parameters in this file: reused when it exists and fits the circuit (an error when it does not), else written there by a streamed setup that holds one chunk of points at a time, then loaded")
 	foldC := fs.String("fold-c", "off", "fold C's share of H's MSM into L before proving, so that a partition needs one inverse transform less: on (prover.FoldC, its transform over H's points on the first GPU, else on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition; parameters from --params-file are decoded onto the heap first), random (random points stand for the fold, with any parameters: timing only, the proofs do not verify and are not checked) or off")
+	foldedFile := fs.String("folded-params-file", "", "with --fold-c on, keep the folded parameters in this file: reused when it exists and fits the circuit (an error when it does not), else folded and written there")
 	var tables tableFlags
 	tables.register(fs)
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
@@ -63,6 +64,9 @@ func runBench(ctx context.Context, args []string) error {
 	case "off", "on", "random":
 	default:
 		return usagef("bench: --fold-c %q: want off, on or random", *foldC)
+	}
+	if *foldedFile != "" && *foldC != "on" {
+		return usagef("bench: --folded-params-file needs --fold-c on")
 	}
 	budget := int64(*budgetGiB * (1 << 30))
 	if err := errors.Join(checkRange("jobs", *jobs, 1, maxBenchJobs), checkRange("partitions", *partitions, 1, engine.MaxPartitions),
@@ -170,10 +174,22 @@ func runBench(ctx context.Context, args []string) error {
 				return d.G1DFT(ctx, p, logN, w, s)
 			}))
 		}
-		if params, err = prover.FoldC(params, shape, opts...); err != nil {
-			return fmt.Errorf("bench: --fold-c: %w", err)
+		folded, closer, made, err := foldBenchParams(params, shape, *foldedFile, opts...)
+		if err != nil {
+			return err
 		}
-		fmt.Printf("C folded into L in %s\n", time.Since(start).Round(time.Millisecond))
+		if closer != nil {
+			defer closer.Close()
+		}
+		params = folded
+		switch {
+		case !made:
+			fmt.Printf("reusing the folded parameters in %s\n", *foldedFile)
+		case *foldedFile != "":
+			fmt.Printf("C folded into L in %s, written to %s\n", time.Since(start).Round(time.Millisecond), *foldedFile)
+		default:
+			fmt.Printf("C folded into L in %s\n", time.Since(start).Round(time.Millisecond))
+		}
 	}
 
 	several := len(workers)*len(gpus) > 1

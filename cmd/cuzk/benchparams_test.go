@@ -94,8 +94,9 @@ func TestBenchParamsFileUsage(t *testing.T) {
 }
 
 // TestBenchFoldC: --fold-c on proves with C folded into L (the bench verifies every proof), over
-// parameters in memory or in a file (decoded for the fold); --fold-c random times random points
-// standing for the fold, over either; another value is refused.
+// parameters in memory or in a file (decoded for the fold), and keeps the folded parameters in
+// --folded-params-file; --fold-c random times random points standing for the fold, over either;
+// another value is refused.
 func TestBenchFoldC(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -105,4 +106,23 @@ func TestBenchFoldC(t *testing.T) {
 	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out3"), "--fold-c", "random", "--random-params")))
 	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out4"), "--fold-c", "random", "--params-file", path)))
 	require.ErrorContains(t, run(ctx, benchArgs(filepath.Join(dir, "out5"), "--fold-c", "yes")), "want off, on or random")
+
+	// A folded parameters file: written by the first run, reused by the next (unchanged), refused
+	// for another circuit and without --fold-c on.
+	folded := filepath.Join(dir, "folded.params")
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out6"), "--fold-c", "on", "--params-file", path,
+		"--folded-params-file", folded)))
+	before, err := os.Stat(folded)
+	require.NoError(t, err)
+	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out7"), "--fold-c", "on", "--params-file", path,
+		"--folded-params-file", folded)))
+	after, err := os.Stat(folded)
+	require.NoError(t, err)
+	require.Equal(t, before.ModTime(), after.ModTime(), "reused, not written again")
+	err = run(ctx, []string{"bench", "--device", "cpu", "--constraints", "60", "--inputs", "2", "--jobs", "1",
+		"--partitions", "1", "--out", filepath.Join(dir, "out8"), "--fold-c", "on", "--folded-params-file", folded})
+	require.ErrorContains(t, err, folded)
+	require.ErrorContains(t, err, "does not fit this circuit")
+	require.ErrorContains(t, run(ctx, benchArgs(filepath.Join(dir, "out9"), "--folded-params-file", folded)),
+		"needs --fold-c on")
 }

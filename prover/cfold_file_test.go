@@ -1,0 +1,104 @@
+package prover_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk-go/cuzk/circuits"
+	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
+)
+
+// TestFoldedParametersFile: folded parameters written to a folded parameters file and mapped
+// again carry the same fold and identity and prove FoldC's proof byte for byte; the inputs'
+// points at infinity (inputs absent from C) survive the round trip.
+func TestFoldedParametersFile(t *testing.T) {
+	ctx := context.Background()
+	for name, c := range map[string]synth.Circuit{
+		"c terms":  cHeavy(fr.NewElement(77)),
+		"scalable": &circuits.Scalable{Constraints: 200, Inputs: 3, Seed: 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			shape, params := setupFor(t, c)
+			folded, err := prover.FoldC(params, shape)
+			require.NoError(t, err)
+			path := filepath.Join(t.TempDir(), "folded.params")
+			require.NoError(t, folded.WriteFoldedParametersFile(path))
+			for _, mode := range []prover.DecodeMode{prover.Checked, prover.Unchecked} {
+				m, err := prover.OpenFoldedParametersFile(path, mode)
+				require.NoError(t, err)
+				mp, err := m.Parameters()
+				require.NoError(t, err)
+				require.Equal(t, folded.CFold, mp.CFold)
+				require.Equal(t, folded.Identity(), mp.Identity())
+				require.NoError(t, prover.CheckParameters(mp, shape))
+				asg, err := synth.Synthesize(ctx, shape, c)
+				require.NoError(t, err)
+				rs := fixedRandomness(5)
+				want, err := prover.ProvePartition(ctx, folded, asg, prover.WithRandomness(rs))
+				require.NoError(t, err)
+				got, err := prover.ProvePartition(ctx, mp, asg, prover.WithRandomness(rs))
+				require.NoError(t, err)
+				require.Equal(t, want.Bytes(), got.Bytes())
+				require.NoError(t, m.Close())
+			}
+		})
+	}
+}
+
+// TestFoldedParametersFileErrors: what is not a folded parameters file, or is a damaged one, is
+// refused with an error that names what and where; unfolded parameters are not written as one.
+func TestFoldedParametersFileErrors(t *testing.T) {
+	c := cHeavy(fr.NewElement(78))
+	shape, params := setupFor(t, c)
+	folded, err := prover.FoldC(params, shape)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "folded.params")
+	require.NoError(t, folded.WriteFoldedParametersFile(path))
+	good, err := os.ReadFile(path)
+	require.NoError(t, err)
+	plain := filepath.Join(dir, "plain.params")
+	require.NoError(t, params.WriteParametersFile(plain))
+
+	require.ErrorContains(t, params.WriteFoldedParametersFile(filepath.Join(dir, "x")), "not folded")
+	_, err = os.Stat(filepath.Join(dir, "x"))
+	require.True(t, os.IsNotExist(err), "no file left behind")
+	_, err = prover.OpenFoldedParametersFile(plain, prover.Checked)
+	require.ErrorContains(t, err, "not a folded parameters file")
+	_, err = prover.OpenParametersFile(path, prover.Checked)
+	require.Error(t, err, "a bellperson reader refuses a folded file")
+
+	k := len(folded.CFold.Inputs)
+	end := 48 + 96*k // the checksum's offset
+	rechecksum := func(b []byte) {
+		sum := sha256.Sum256(b[:end])
+		copy(b[end:], sum[:])
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func([]byte) []byte
+		want   string
+	}{
+		{"version", func(b []byte) []byte { b[11] = 2; return b }, "version 2 at byte 8"},
+		{"cut in the header", func(b []byte) []byte { return b[:100] }, "needs 4096 bytes, the file has 100"},
+		{"checksum", func(b []byte) []byte { b[60]++; return b }, "header checksum"},
+		{"padding", func(b []byte) []byte { b[4000] = 1; return b }, "padding at byte 4000"},
+		{"bad input point", func(b []byte) []byte { b[48+96+95] ^= 1; rechecksum(b); return b }, "c_fold inputs"},
+		{"parameters cut", func(b []byte) []byte { return b[:4096+100] }, "after the 4096-byte header"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := filepath.Join(dir, tc.name)
+			require.NoError(t, os.WriteFile(bad, tc.damage(append([]byte(nil), good...)), 0o644))
+			_, err := prover.OpenFoldedParametersFile(bad, prover.Checked)
+			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, err, bad)
+		})
+	}
+}

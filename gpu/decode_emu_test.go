@@ -41,13 +41,8 @@ var hostDecodeMessages = [...]string{
 // reports the lowest failing index. The Fp products take field.cuh's host path; the device
 // product they compile to on a GPU is checked by TestFpDeviceSquareEmulated.
 func TestDeviceDecodeEmulated(t *testing.T) {
-	if _, err := exec.LookPath("g++"); err != nil {
-		t.Skip("no g++ to build the host emulation of the decode")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "decode_check")
-	out, err := exec.Command("g++", "-std=c++17", "-O1", "-pthread", "-o", bin, "../csrc/emu/decode_check.cpp").CombinedOutput()
-	require.NoError(t, err, "build csrc/emu/decode_check.cpp: %s", out)
+	bin := buildEmulation(t, "decode_check")
+	dir := filepath.Dir(bin)
 	rng := newRand(t)
 	n := 300
 	if testing.Short() {

@@ -91,13 +91,8 @@ func g1DFTCases(t *testing.T) []struct {
 // compares their output with the definition (g1DFTCases). It needs a C++17 compiler (g++) and
 // skips without one.
 func TestG1DFTEmulated(t *testing.T) {
-	if _, err := exec.LookPath("g++"); err != nil {
-		t.Skip("no g++ to build the host emulation of the kernels")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "g1dft_check")
-	out, err := exec.Command("g++", "-std=c++17", "-O1", "-pthread", "-o", bin, "../csrc/emu/g1dft_check.cpp").CombinedOutput()
-	require.NoError(t, err, "build csrc/emu/g1dft_check.cpp: %s", out)
+	bin := buildEmulation(t, "g1dft_check")
+	dir := filepath.Dir(bin)
 	for _, c := range g1DFTCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			var in bytes.Buffer

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/stretchr/testify/require"
 )
 
 // testDevice returns device 0 or skips the test when libcuzk.so or a device
@@ -248,4 +251,17 @@ func bitRevOrder[T any](x []T, b int) []T {
 		out[bits.Reverse64(uint64(i))>>(64-b)] = x[i]
 	}
 	return out
+}
+
+// buildEmulation builds the host emulation csrc/emu/NAME.cpp (g++, C++17) into a temporary
+// directory of t and returns the program's path; it skips t without g++.
+func buildEmulation(t *testing.T, name string) string {
+	t.Helper()
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("no g++ to build the host emulation csrc/emu/" + name + ".cpp")
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	out, err := exec.Command("g++", "-std=c++17", "-O1", "-pthread", "-o", bin, "../csrc/emu/"+name+".cpp").CombinedOutput()
+	require.NoError(t, err, "build csrc/emu/%s.cpp: %s", name, out)
+	return bin
 }

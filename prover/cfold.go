@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"weak"
 
@@ -73,7 +74,8 @@ func FoldWithDFT(dft G1DFT) FoldOption { return func(c *foldConfig) { c.dft = df
 // already and must fit shape (CheckParameters); params is left as it was. Parameters mapped from
 // a file are decoded onto the heap first, as a CPU proof decodes them (MappedParameters), and the
 // result holds its points on the heap: at a 32 GiB PoRep partition ≈ 44 GiB, plus L' (12 GiB)
-// and, while FoldC runs, ≈ 45 GiB more. The cost is an inverse transform over H's m − 1 points
+// and, while FoldC runs, G (12 GiB), C by columns (≈ 1 GiB) and, for the transform on the CPU,
+// 18 GiB of G1 points in Jacobian form. The cost is an inverse transform over H's m − 1 points
 // (m/2·log m scalar multiplications: on the CPU seconds at 2^16 constraints, hours at a 32 GiB
 // PoRep partition; minutes there on a GPU with FoldWithDFT) and one multiplication a term of C
 // whose coefficient is not ±1.
@@ -105,21 +107,13 @@ func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Paramet
 	if err != nil {
 		return nil, err
 	}
-	q := foldColumns(shape, g)
-	nIn := shape.NumInputs
-	lq := make([]bls12381.G1Jac, shape.NumAux)
-	parallelRange(shape.NumAux, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			lq[k].FromAffine(&params.L[k])
-			lq[k].AddAssign(&q[nIn+k])
-		}
-	})
+	inputs, l := foldColumns(shape, g, params.L)
 	out := *params
 	if params.ID != "" {
 		out.ID = params.ID + " (C folded)"
 	}
-	out.L = bls12381.BatchJacobianToAffineG1(lq)
-	out.CFold = &CFold{Inputs: bls12381.BatchJacobianToAffineG1(q[:nIn]), Circuit: FoldDigest(shape)}
+	out.L = l
+	out.CFold = &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}
 	return &out, nil
 }
 
@@ -201,40 +195,79 @@ func g1DFT(x []bls12381.G1Jac, omega fr.Element) {
 	}
 }
 
-// foldColumns returns Q_k = Σ_j C[j][k]·g_j for every variable k of shape (inputs, then aux):
-// the columns are split between the cores, each reading every row of C.
-func foldColumns(shape *synth.Shape, g []bls12381.G1Affine) []bls12381.G1Jac {
-	q := make([]bls12381.G1Jac, shape.NumInputs+shape.NumAux)
+// foldColumns returns Q_k = Σ_j C[j][k]·g_j for the inputs k and L_k + Q_{inputs+k} for the aux
+// variables k, l being L. It reads C once into a column-major copy (8 bytes a term) and then
+// folds the columns on all cores, a chunk at a time, so that no point array of its own is held
+// in Jacobian form: at a 32 GiB PoRep partition ≈ 1 GiB besides the results.
+func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine) (inputs, lOut []bls12381.G1Affine) {
+	nIn, nW := shape.NumInputs, shape.NumInputs+shape.NumAux
+	start, terms := cColumns(shape)
 	coeffs := make([]big.Int, len(shape.Coeffs))
 	for i := range coeffs {
 		shape.Coeffs[i].BigInt(&coeffs[i])
 	}
-	parallelRange(len(q), func(lo, hi int) {
-		var row []synth.MatrixEntry
-		for r := range shape.C.NumRows() {
-			row = shape.C.AppendRow(row[:0], r)
-			for _, e := range row {
-				k := int(e.Col)
-				if k < lo || k >= hi {
-					continue
+	out := make([]bls12381.G1Affine, nW)
+	const chunk = 1 << 12
+	parallelRange((nW+chunk-1)/chunk, func(lo, hi int) {
+		acc := make([]bls12381.G1Jac, chunk)
+		for c := lo; c < hi; c++ {
+			k0, k1 := c*chunk, min((c+1)*chunk, nW)
+			for k := k0; k < k1; k++ {
+				a := &acc[k-k0]
+				*a = bls12381.G1Jac{}
+				if k >= nIn {
+					a.FromAffine(&l[k-nIn])
 				}
-				switch e.Coeff {
-				case 0: // 1
-					q[k].AddMixed(&g[r])
-				case 1: // −1
-					var neg bls12381.G1Affine
-					neg.Neg(&g[r])
-					q[k].AddMixed(&neg)
-				default:
-					var t bls12381.G1Jac
-					t.FromAffine(&g[r])
-					t.ScalarMultiplication(&t, &coeffs[e.Coeff])
-					q[k].AddAssign(&t)
+				for _, t := range terms[start[k]:start[k+1]] {
+					switch t.coeff {
+					case 0: // 1
+						a.AddMixed(&g[t.row])
+					case 1: // −1
+						var neg bls12381.G1Affine
+						neg.Neg(&g[t.row])
+						a.AddMixed(&neg)
+					default:
+						var p bls12381.G1Jac
+						p.FromAffine(&g[t.row])
+						p.ScalarMultiplication(&p, &coeffs[t.coeff])
+						a.AddAssign(&p)
+					}
 				}
 			}
+			copy(out[k0:k1], bls12381.BatchJacobianToAffineG1(acc[:k1-k0]))
 		}
 	})
-	return q
+	return out[:nIn:nIn], out[nIn:]
+}
+
+// cTerm is one term of C in a column: its row and its coefficient's index in the shape's table.
+type cTerm struct{ row, coeff uint32 }
+
+// cColumns returns C by columns: the terms of column k are terms[start[k]:start[k+1]], in row
+// order.
+func cColumns(shape *synth.Shape) (start []int, terms []cTerm) {
+	nW := shape.NumInputs + shape.NumAux
+	start = make([]int, nW+1)
+	var row []synth.MatrixEntry
+	for r := range shape.C.NumRows() {
+		row = shape.C.AppendRow(row[:0], r)
+		for _, e := range row {
+			start[e.Col+1]++
+		}
+	}
+	for k := range nW {
+		start[k+1] += start[k]
+	}
+	terms = make([]cTerm, start[nW])
+	next := slices.Clone(start[:nW])
+	for r := range shape.C.NumRows() {
+		row = shape.C.AppendRow(row[:0], r)
+		for _, e := range row {
+			terms[next[e.Col]] = cTerm{uint32(r), e.Coeff}
+			next[e.Col]++
+		}
+	}
+	return start, terms
 }
 
 // parallelRange splits [0, n) into one contiguous range a core and calls f on each.

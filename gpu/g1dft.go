@@ -16,10 +16,11 @@ const MaxLogG1DFT = 27
 // G1DFT returns the discrete Fourier transform of points over Fr, scaled: out[j] = scale·Σ_i
 // ω^(ij)·x_i for j < n = 2^logN, x the points followed by the point at infinity up to n, ω =
 // omega of order n (an inverse transform takes ω⁻¹ and n⁻¹ in scale). It is the one-time step of
-// prover.FoldC (its FoldOptions.G1DFT), computed on the device in one call: radix-2 butterflies
-// whose twiddle multiplications are double-and-add over 255 bits, ≈ n/2·(logN − 1) of them.
-// The call takes 304·n bytes of device memory (38 GiB at 2^27) and gives them back before it
-// returns; it does not take the kernel lock, so run it before the device proves.
+// prover.FoldC (prover.FoldWithDFT), computed on the device in one call: radix-2 butterflies
+// whose twiddle multiplications, ≈ n/2·(logN − 1) of them, use G1's endomorphism (128-bit
+// halves of each twiddle, split on the host). The call takes 304·n bytes of device memory (38 GiB
+// at 2^27) and 16·n of host memory and gives them back before it returns; it does not take the
+// kernel lock, so run it before the device proves.
 func (d *Device) G1DFT(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error) {
 	if logN < 1 || logN > MaxLogG1DFT {
 		return nil, fmt.Errorf("gpu: g1 dft: log size %d outside [1, %d]", logN, MaxLogG1DFT)

@@ -25,19 +25,17 @@ int main(int argc, char** argv) {
   in.read(reinterpret_cast<char*>(&n_in), 8);
   in.read(reinterpret_cast<char*>(&w), sizeof w);
   in.read(reinterpret_cast<char*>(&s), sizeof s);
-  if (!in || log_n < 1 || log_n > 2 * DFT_LO_BITS || n_in > (1ull << log_n)) return 3;
+  if (!in || log_n < 1 || log_n > 27 || n_in > (1ull << log_n)) return 3;
   const uint64_t n = 1ull << log_n, half = n / 2;
   std::vector<g1_affine_t> pts(n_in), out(n);
   in.read(reinterpret_cast<char*>(pts.data()), n_in * sizeof(g1_affine_t));
   if (!in) return 3;
-  std::vector<fr_t> lo(1u << DFT_LO_BITS), hi(1u << DFT_LO_BITS), tw(half);
-  dft_power_tables(w, lo.data(), hi.data());
-  for (uint64_t j = 0; j < half; j++) dft_twiddle_thread(lo.data(), hi.data(), tw.data(), j);
+  const std::vector<dft_glv_t> tw = dft_twiddle_table(w, half);
   std::vector<g1_xyzz_t> x(n);
   for (uint64_t i = 0; i < n; i++) dft_load_thread(pts.data(), n_in, x.data(), log_n, i);
   for (uint32_t h = 0; h < log_n; h++)
     for (uint64_t t = 0; t < half; t++) dft_butterfly_thread(x.data(), tw.data(), log_n, h, t);
-  const fr_t sp = s.from_mont();
+  const dft_glv_t sp = dft_split(s.from_mont());
   for (uint64_t i = 0; i < n; i++) dft_mul(x[i], sp);
   const uint64_t threads = (n + FB_BATCH - 1) / FB_BATCH;
   for (uint64_t t = 0; t < threads; t++) fb_to_affine_thread(x.data(), out.data(), n, threads, t);

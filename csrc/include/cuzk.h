@@ -262,8 +262,9 @@ CUZK_API cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t *fb, const void *scala
  * (1 ≤ log_n ≤ 27), x the n ≤ 2^log_n points at points (host memory, gnark's affine layout,
  * Montgomery form) followed by the point at infinity, ω = *omega of order 2^log_n and s = *scale
  * (fr.Elements, Montgomery form, host memory); out receives 2^log_n affine points (infinity as
- * (0, 0)) in host memory. Device memory taken for the call and freed before it returns: 304·2^log_n
- * bytes (38 GiB at 2^27), outside the memory pool. A one-time step of prover.FoldC. */
+ * (0, 0)) in host memory. Memory taken for the call and freed before it returns: 304·2^log_n
+ * bytes of device memory (38 GiB at 2^27), outside the memory pool, and 16·2^log_n bytes of host
+ * memory for the twiddles. A one-time step of prover.FoldC. */
 CUZK_API cuzk_error_t cuzk_g1_dft(int32_t dev, const void *points, uint64_t n, uint32_t log_n, const void *omega,
                                   const void *scale, void *out);
 

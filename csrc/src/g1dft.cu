@@ -29,28 +29,23 @@ void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* 
   fr_t w, s;
   memcpy(&w, omega, sizeof w);
   memcpy(&s, scale, sizeof s);
-  constexpr uint64_t T = 1ull << DFT_LO_BITS;  // every twiddle index j < n/2 ≤ 2^26 is below T²
-  std::vector<fr_t> lo(T), hi(T);
-  dft_power_tables(w, lo.data(), hi.data());
-  set_device(dev);
   const uint64_t half = n / 2;
+  const std::vector<dft_glv_t> twiddles = dft_twiddle_table(w, half);  // ω^j, j < n/2, split
+  set_device(dev);
   dmem_t<g1_affine_t> aff(n);
   dmem_t<g1_xyzz_t> x(n);
-  dmem_t<fr_t> tw(half), dlo(T), dhi(T);
+  dmem_t<dft_glv_t> tw(half);
   stream_t st;
   try {
     upload_pageable(aff.p, in, n_in * sizeof(g1_affine_t), st);
-    CUZK_CUDA(cudaMemcpyAsync(dlo.p, lo.data(), T * sizeof(fr_t), cudaMemcpyHostToDevice, st));
-    CUZK_CUDA(cudaMemcpyAsync(dhi.p, hi.data(), T * sizeof(fr_t), cudaMemcpyHostToDevice, st));
-    dft_twiddles<<<fb_blocks(half), FB_THREADS, 0, st>>>(dlo.p, dhi.p, tw.p, half);
-    CUZK_LAUNCHED();
+    upload_pageable(tw.p, twiddles.data(), half * sizeof(dft_glv_t), st);
     dft_load<<<fb_blocks(n), FB_THREADS, 0, st>>>(aff.p, n_in, x.p, log_n);
     CUZK_LAUNCHED();
     for (uint32_t h = 0; h < log_n; h++) {
       dft_stage<<<fb_blocks(half), FB_THREADS, 0, st>>>(x.p, tw.p, log_n, h);
       CUZK_LAUNCHED();
     }
-    dft_scale<<<fb_blocks(n), FB_THREADS, 0, st>>>(x.p, n, s.from_mont());
+    dft_scale<<<fb_blocks(n), FB_THREADS, 0, st>>>(x.p, n, dft_split(s.from_mont()));
     CUZK_LAUNCHED();
     fb_to_affine_enqueue(x.p, aff.p, n, st);
     CUZK_LAUNCHED();

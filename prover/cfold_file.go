@@ -1,63 +1,112 @@
 package prover
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"strings"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk-go/cuzk/internal/atomicfile"
+	"github.com/cuzk-go/cuzk/prover/primitive"
+	"github.com/cuzk-go/cuzk/synth"
 )
 
-// A folded parameters file holds parameters FoldC returned, so that a process proves with them
-// without folding again: a header, then the parameters in bellperson's encoding (L holding
-// L_k + Q_k), starting on a 4 KiB boundary. The header:
+// Parameters FoldC returned live in one of two files, so that a process proves with them
+// without folding again:
+//
+//   - a folded parameters file (WriteFoldedParametersFile, OpenFoldedParametersFile): the fold's
+//     header, then the whole parameters in bellperson's encoding, L holding L';
+//   - a fold overlay (FoldParametersOverlay, OpenFoldOverlay): the fold's header, then L' alone,
+//     over the parameters file it was folded from, which stays as it is (12 GiB beside the
+//     47 GiB of a 32 GiB PoRep's file, instead of a second file of 47 GiB).
+//
+// The header, padded with zeros to a multiple of 4 KiB so that what follows starts on a page:
 //
 //	offset  size  field
-//	0       8     magic "CUZKFOLD"
+//	0       8     magic: "CUZKFOLD" (folded parameters file) or "CUZKFOLL" (fold overlay)
 //	8       4     version, u32 big-endian: 1
 //	12      4     k, the number of inputs (One first), u32 big-endian
 //	16      32    the circuit's digest (FoldDigest)
-//	48      96·k  CFold.Inputs, bellperson's uncompressed G1 encoding
-//	48+96k  32    SHA-256 of the bytes before it
-//	…             zeros up to the next multiple of 4096
+//	48      32    an overlay's base: the SHA-256 of its parameters' identity (zeros in a
+//	              folded parameters file)
+//	80      96·k  CFold.Inputs, bellperson's uncompressed G1 encoding
+//	80+96k  32    SHA-256 of the bytes before it
 //
-// A bellperson reader refuses the file (its magic is no verifying key), so its L is never taken
-// for the setup's.
+// An overlay then holds L' as a section of its own: a u32 big-endian count, then the points (96
+// bytes each). A bellperson reader refuses either file: its magic is no verifying key.
 const (
 	foldedMagic   = "CUZKFOLD"
+	overlayMagic  = "CUZKFOLL"
 	foldedVersion = 1
-	foldedFixed   = 48 // the header's bytes before the inputs
+	foldedFixed   = 80 // the header's bytes before the inputs
 	foldedAlign   = 4096
 )
 
-// foldedHeaderLen returns the length of the header of a file with k inputs, padding included.
-func foldedHeaderLen(k int) int {
-	n := foldedFixed + k*G1UncompressedSize + sha256.Size
-	return (n + foldedAlign - 1) / foldedAlign * foldedAlign
+// foldHeader returns the header of a file of magic for fold f over the base identity base
+// (zeros for none).
+func foldHeader(magic string, f *CFold, base [32]byte) []byte {
+	n := foldedFixed + len(f.Inputs)*G1UncompressedSize + sha256.Size
+	hdr := make([]byte, (n+foldedAlign-1)/foldedAlign*foldedAlign)
+	copy(hdr, magic)
+	binary.BigEndian.PutUint32(hdr[8:], foldedVersion)
+	binary.BigEndian.PutUint32(hdr[12:], uint32(len(f.Inputs)))
+	copy(hdr[16:48], f.Circuit[:])
+	copy(hdr[48:80], base[:])
+	EncodeG1Points(hdr[foldedFixed:], f.Inputs)
+	end := foldedFixed + len(f.Inputs)*G1UncompressedSize
+	sum := sha256.Sum256(hdr[:end])
+	copy(hdr[end:], sum[:])
+	return hdr
+}
+
+// parseFoldHeader reads the header of a file of magic at the start of b: the fold, the base it
+// names and the header's length.
+func parseFoldHeader(b []byte, magic string, mode DecodeMode) (f *CFold, base [32]byte, n int, err error) {
+	if len(b) < foldedFixed || string(b[:8]) != magic {
+		kind := map[string]string{foldedMagic: "folded parameters file", overlayMagic: "fold overlay"}[magic]
+		return nil, base, 0, fmt.Errorf("not a %s (no %s magic at byte 0)", kind, magic)
+	}
+	if v := binary.BigEndian.Uint32(b[8:]); v != foldedVersion {
+		return nil, base, 0, fmt.Errorf("version %d at byte 8, want %d", v, foldedVersion)
+	}
+	k := int(binary.BigEndian.Uint32(b[12:]))
+	end := foldedFixed + k*G1UncompressedSize
+	n = (end + sha256.Size + foldedAlign - 1) / foldedAlign * foldedAlign
+	if n > len(b) {
+		return nil, base, 0, fmt.Errorf("header of %d inputs (byte 12) needs %d bytes, the file has %d", k, n, len(b))
+	}
+	if sum := sha256.Sum256(b[:end]); !bytes.Equal(sum[:], b[end:end+sha256.Size]) {
+		return nil, base, 0, fmt.Errorf("header checksum at byte %d does not match its bytes 0..%d", end, end)
+	}
+	if i := bytes.IndexFunc(b[end+sha256.Size:n], func(r rune) bool { return r != 0 }); i >= 0 {
+		return nil, base, 0, fmt.Errorf("header padding at byte %d is not zero", end+sha256.Size+i)
+	}
+	f = &CFold{Inputs: make([]bls12381.G1Affine, k)}
+	copy(f.Circuit[:], b[16:48])
+	copy(base[:], b[48:80])
+	for i := range f.Inputs {
+		off := foldedFixed + i*G1UncompressedSize
+		if err := decodeG1Uncompressed(&f.Inputs[i], b[off:off+G1UncompressedSize], mode); err != nil {
+			return nil, base, 0, &DecodeError{Section: "c_fold inputs", Index: i, Offset: int64(off), Err: err}
+		}
+	}
+	return f, base, n, nil
 }
 
 // WriteFoldedParametersFile writes p, parameters FoldC returned, to path as a folded parameters
 // file (the format above), replacing any file there, through atomicfile.Write (a temporary file
 // in the same directory, synced and renamed over path); permission 0644.
 func (p *Parameters) WriteFoldedParametersFile(path string) error {
-	f := p.CFold
-	if f == nil {
+	if p.CFold == nil {
 		return fmt.Errorf("write folded parameters file %s: the parameters are not folded (prover.FoldC)", path)
 	}
-	hdr := make([]byte, foldedHeaderLen(len(f.Inputs)))
-	copy(hdr, foldedMagic)
-	binary.BigEndian.PutUint32(hdr[8:], foldedVersion)
-	binary.BigEndian.PutUint32(hdr[12:], uint32(len(f.Inputs)))
-	copy(hdr[16:48], f.Circuit[:])
-	EncodeG1Points(hdr[foldedFixed:], f.Inputs)
-	end := foldedFixed + len(f.Inputs)*G1UncompressedSize
-	sum := sha256.Sum256(hdr[:end])
-	copy(hdr[end:], sum[:])
+	hdr := foldHeader(foldedMagic, p.CFold, [32]byte{})
 	err := atomicfile.Write(path, func(w io.Writer) error {
 		if _, err := w.Write(hdr); err != nil {
 			return err
@@ -94,36 +143,138 @@ func OpenFoldedParametersFile(path string, mode DecodeMode) (*MappedParameters, 
 
 // mapFolded reads the header of a folded parameters file in b and maps the parameters after it.
 func mapFolded(b []byte, mode DecodeMode) (*MappedParameters, error) {
-	if len(b) < foldedFixed || string(b[:8]) != foldedMagic {
-		return nil, errors.New("not a folded parameters file (no CUZKFOLD magic at byte 0)")
-	}
-	if v := binary.BigEndian.Uint32(b[8:]); v != foldedVersion {
-		return nil, fmt.Errorf("folded parameters version %d at byte 8, want %d", v, foldedVersion)
-	}
-	k := int(binary.BigEndian.Uint32(b[12:]))
-	hl := foldedHeaderLen(k)
-	if hl > len(b) {
-		return nil, fmt.Errorf("header of %d inputs (byte 12) needs %d bytes, the file has %d", k, hl, len(b))
-	}
-	end := foldedFixed + k*G1UncompressedSize
-	if sum := sha256.Sum256(b[:end]); !bytes.Equal(sum[:], b[end:end+sha256.Size]) {
-		return nil, fmt.Errorf("header checksum at byte %d does not match its bytes 0..%d", end, end)
-	}
-	if i := bytes.IndexFunc(b[end+sha256.Size:hl], func(r rune) bool { return r != 0 }); i >= 0 {
-		return nil, fmt.Errorf("header padding at byte %d is not zero", end+sha256.Size+i)
-	}
-	f := &CFold{Inputs: make([]bls12381.G1Affine, k)}
-	copy(f.Circuit[:], b[16:48])
-	for i := range f.Inputs {
-		off := foldedFixed + i*G1UncompressedSize
-		if err := decodeG1Uncompressed(&f.Inputs[i], b[off:off+G1UncompressedSize], mode); err != nil {
-			return nil, &DecodeError{Section: "c_fold inputs", Index: i, Offset: int64(off), Err: err}
-		}
-	}
-	m, err := MapParameters(b[hl:], mode)
+	f, _, n, err := parseFoldHeader(b, foldedMagic, mode)
 	if err != nil {
-		return nil, fmt.Errorf("the parameters after the %d-byte header: %w", hl, err)
+		return nil, err
+	}
+	m, err := MapParameters(b[n:], mode)
+	if err != nil {
+		return nil, fmt.Errorf("the parameters after the %d-byte header: %w", n, err)
 	}
 	m.fold = f
+	return m, nil
+}
+
+// baseKey returns the SHA-256 of base's identity, which an overlay records.
+func baseKey(base *MappedParameters) ([32]byte, error) {
+	id, err := base.Identity()
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256([]byte(id)), nil
+}
+
+// FoldParametersOverlay folds C into L for shape (FoldC) from the parameters mapped in base and
+// writes the fold overlay (the format above) to path, through atomicfile.Write. It decodes only
+// H and L: at a 32 GiB PoRep partition it holds G, L and L' (12 GiB each) and C by columns
+// (≈ 1 GiB) on the heap, and, with the transform on the CPU, 18 GiB of Jacobian points; opts
+// (FoldWithDFT) may move the transform to a GPU.
+func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path string, opts ...FoldOption) error {
+	var cfg foldConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if base.fold != nil {
+		return fmt.Errorf("fold overlay %s: %w: the parameters are folded already", path, ErrFold)
+	}
+	if err := base.CheckFile(shape); err != nil {
+		return fmt.Errorf("fold overlay %s: %w: %w", path, ErrFold, err)
+	}
+	key, err := baseKey(base)
+	if err != nil {
+		return fmt.Errorf("fold overlay %s: %w", path, err)
+	}
+	decode := func(sec primitive.Section) ([]bls12381.G1Affine, error) {
+		pts := make([]bls12381.G1Affine, base.Len(sec))
+		return pts, base.G1(sec, 0, pts)
+	}
+	h, err := decode(primitive.SectionH)
+	if err != nil {
+		return fmt.Errorf("fold overlay %s: %w", path, err)
+	}
+	g, err := foldedH(h, shape.DomainSize(), cfg.dft)
+	if err != nil {
+		return fmt.Errorf("fold overlay %s: %w", path, err)
+	}
+	h = nil
+	l, err := decode(primitive.SectionL)
+	if err != nil {
+		return fmt.Errorf("fold overlay %s: %w", path, err)
+	}
+	inputs, lPrime := foldColumns(shape, g, l)
+	hdr := foldHeader(overlayMagic, &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}, key)
+	err = atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if _, err := bw.Write(hdr); err != nil {
+			return err
+		}
+		var count [4]byte
+		binary.BigEndian.PutUint32(count[:], uint32(len(lPrime)))
+		if _, err := bw.Write(count[:]); err != nil {
+			return err
+		}
+		buf := make([]byte, min(len(lPrime), 1<<16)*G1UncompressedSize)
+		for lo := 0; lo < len(lPrime); lo += 1 << 16 {
+			hi := min(lo+1<<16, len(lPrime))
+			EncodeG1Points(buf, lPrime[lo:hi])
+			if _, err := bw.Write(buf[:(hi-lo)*G1UncompressedSize]); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}, atomicfile.Overwrite())
+	if err != nil {
+		return fmt.Errorf("write fold overlay %s: %w", path, err)
+	}
+	return nil
+}
+
+// OpenFoldOverlay maps the fold overlay at path over base, the parameters it was folded from
+// (FoldParametersOverlay): the result reads H, A, B_G1 and B_G2 from base and L' from the
+// overlay, carries the fold, and proves as FoldC's parameters would. base must stay open while
+// the result is used; closing the result unmaps the overlay only. An overlay folded from other
+// parameters, or that is damaged, is refused with an error naming what and where.
+func OpenFoldOverlay(base *MappedParameters, path string, mode DecodeMode) (*MappedParameters, error) {
+	b, release, err := mapFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open fold overlay: %w", err)
+	}
+	m, err := overlay(base, b, mode)
+	if err != nil {
+		if rerr := release(); rerr != nil {
+			err = fmt.Errorf("%w (and %v)", err, rerr)
+		}
+		return nil, fmt.Errorf("open fold overlay %s: %w", path, err)
+	}
+	m.release = release
+	return m, nil
+}
+
+// overlay maps the fold overlay in b over base.
+func overlay(base *MappedParameters, b []byte, mode DecodeMode) (*MappedParameters, error) {
+	f, key, n, err := parseFoldHeader(b, overlayMagic, mode)
+	if err != nil {
+		return nil, err
+	}
+	want, err := baseKey(base)
+	if err != nil {
+		return nil, err
+	}
+	if key != want {
+		id, _ := base.Identity()
+		return nil, fmt.Errorf("folded from other parameters (base %s… at byte 48, these are %s)",
+			hex.EncodeToString(key[:8]), strings.TrimPrefix(id, "sha256:")[:16])
+	}
+	count, err := readCount(b, n, "l", G1UncompressedSize)
+	if err != nil {
+		return nil, err
+	}
+	if aux := base.Len(primitive.SectionL); count != aux {
+		return nil, fmt.Errorf("L' has %d points (byte %d), the parameters' L %d", count, n, aux)
+	}
+	m := &MappedParameters{VK: base.VK, b: b, secs: base.secs, sb: base.sb, mode: mode, fold: f, base: base}
+	m.secs[primitive.SectionL] = paramSection{name: "l", start: n + 4, count: count, size: G1UncompressedSize}
+	m.sb[primitive.SectionL] = b
+	m.g1, m.g2 = pointDecoders(mode)
 	return m, nil
 }

@@ -76,7 +76,7 @@ func TestFoldedParametersFileErrors(t *testing.T) {
 	require.Error(t, err, "a bellperson reader refuses a folded file")
 
 	k := len(folded.CFold.Inputs)
-	end := 48 + 96*k // the checksum's offset
+	end := 80 + 96*k // the checksum's offset
 	rechecksum := func(b []byte) {
 		sum := sha256.Sum256(b[:end])
 		copy(b[end:], sum[:])
@@ -90,7 +90,7 @@ func TestFoldedParametersFileErrors(t *testing.T) {
 		{"cut in the header", func(b []byte) []byte { return b[:100] }, "needs 4096 bytes, the file has 100"},
 		{"checksum", func(b []byte) []byte { b[60]++; return b }, "header checksum"},
 		{"padding", func(b []byte) []byte { b[4000] = 1; return b }, "padding at byte 4000"},
-		{"bad input point", func(b []byte) []byte { b[48+96+95] ^= 1; rechecksum(b); return b }, "c_fold inputs"},
+		{"bad input point", func(b []byte) []byte { b[80+96+95] ^= 1; rechecksum(b); return b }, "c_fold inputs"},
 		{"parameters cut", func(b []byte) []byte { return b[:4096+100] }, "after the 4096-byte header"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,4 +101,66 @@ func TestFoldedParametersFileErrors(t *testing.T) {
 			require.ErrorContains(t, err, bad)
 		})
 	}
+}
+
+// TestFoldOverlay: an overlay folded from a mapped parameters file, opened over it, carries
+// FoldC's fold and L' and proves FoldC's proof byte for byte, in both decode modes; closing the
+// overlay leaves the base open, and reading through an overlay whose base was closed is an error.
+func TestFoldOverlay(t *testing.T) {
+	ctx := context.Background()
+	c := cHeavy(fr.NewElement(79))
+	shape, params, _, base := mappedSetup(t, c)
+	folded, err := prover.FoldC(params, shape)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "l.overlay")
+	require.NoError(t, prover.FoldParametersOverlay(base, shape, path))
+	asg, err := synth.Synthesize(ctx, shape, c)
+	require.NoError(t, err)
+	rs := fixedRandomness(6)
+	want, err := prover.ProvePartition(ctx, folded, asg, prover.WithRandomness(rs))
+	require.NoError(t, err)
+	for _, mode := range []prover.DecodeMode{prover.Checked, prover.Unchecked} {
+		m, err := prover.OpenFoldOverlay(base, path, mode)
+		require.NoError(t, err)
+		mp, err := m.Parameters()
+		require.NoError(t, err)
+		require.Equal(t, folded.CFold, mp.CFold)
+		require.Equal(t, folded.Identity(), mp.Identity())
+		got, err := prover.ProvePartition(ctx, mp, asg, prover.WithRandomness(rs))
+		require.NoError(t, err)
+		require.Equal(t, want.Bytes(), got.Bytes())
+		require.NoError(t, m.Close())
+	}
+	_, err = base.Parameters()
+	require.NoError(t, err, "the base stays open")
+
+	// Damage and mismatches.
+	other := filepath.Join(t.TempDir(), "other.params")
+	_, otherParams := setupFor(t, c)
+	require.NoError(t, otherParams.WriteParametersFile(other))
+	otherBase, err := prover.OpenParametersFile(other, prover.Checked)
+	require.NoError(t, err)
+	defer otherBase.Close()
+	_, err = prover.OpenFoldOverlay(otherBase, path, prover.Checked)
+	require.ErrorContains(t, err, "folded from other parameters")
+	require.ErrorContains(t, err, path)
+	good, err := os.ReadFile(path)
+	require.NoError(t, err)
+	cut := filepath.Join(t.TempDir(), "cut.overlay")
+	require.NoError(t, os.WriteFile(cut, good[:len(good)-50], 0o644))
+	_, err = prover.OpenFoldOverlay(base, cut, prover.Checked)
+	require.ErrorContains(t, err, "count")
+	folde := filepath.Join(t.TempDir(), "folded.params")
+	require.NoError(t, folded.WriteFoldedParametersFile(folde))
+	_, err = prover.OpenFoldOverlay(base, folde, prover.Checked)
+	require.ErrorContains(t, err, "not a fold overlay")
+	_, err = prover.OpenFoldedParametersFile(path, prover.Checked)
+	require.ErrorContains(t, err, "not a folded parameters file")
+
+	m, err := prover.OpenFoldOverlay(base, path, prover.Checked)
+	require.NoError(t, err)
+	defer m.Close()
+	require.NoError(t, base.Close())
+	_, err = m.Decode()
+	require.ErrorContains(t, err, "under the fold overlay are closed")
 }

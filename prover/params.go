@@ -362,6 +362,8 @@ type MappedParameters struct {
 
 	b       []byte
 	secs    [5]paramSection
+	sb      [5][]byte         // the bytes each section's offsets refer to: b, or an overlay's base's
+	base    *MappedParameters // an overlay's (OpenFoldOverlay), which must stay open
 	mode    DecodeMode
 	release func() error
 	g1      func(*bls12381.G1Affine, []byte) error
@@ -406,13 +408,16 @@ func MapParameters(b []byte, mode DecodeMode) (*MappedParameters, error) {
 		return nil, err
 	}
 	m := &MappedParameters{VK: *vk, b: b, secs: secs, mode: mode}
+	for i := range m.sb {
+		m.sb[i] = b
+	}
 	m.g1, m.g2 = pointDecoders(mode)
 	return m, nil
 }
 
 // Close releases the mapping; m is not used afterwards.
 func (m *MappedParameters) Close() error {
-	m.b = nil
+	m.b, m.sb = nil, [5][]byte{}
 	if m.release == nil {
 		return nil
 	}
@@ -442,8 +447,8 @@ func (m *MappedParameters) Bytes() int64 {
 // section returns sec's layout, checking that it is a section of kind g2 (or G1) and that
 // [off, off+n) lies in it.
 func (m *MappedParameters) section(sec primitive.Section, g2 bool, off, n int) (paramSection, error) {
-	if m.b == nil {
-		return paramSection{}, errors.New("prover: mapped parameters are closed")
+	if err := m.open(); err != nil {
+		return paramSection{}, err
 	}
 	if sec < primitive.SectionH || sec > primitive.SectionBG2 || (sec == primitive.SectionBG2) != g2 {
 		return paramSection{}, fmt.Errorf("prover: section %v is not a %s section", sec, map[bool]string{false: "G1", true: "G2"}[g2])
@@ -455,6 +460,17 @@ func (m *MappedParameters) section(sec primitive.Section, g2 bool, off, n int) (
 	return s, nil
 }
 
+// open reports whether m's bytes, and an overlay's base's, are still mapped.
+func (m *MappedParameters) open() error {
+	switch {
+	case m.b == nil:
+		return errors.New("prover: mapped parameters are closed")
+	case m.base != nil && m.base.b == nil:
+		return errors.New("prover: the parameters under the fold overlay are closed")
+	}
+	return nil
+}
+
 // G1 decodes points off … off+len(dst)−1 of the G1 section sec (H, L, A or B_G1) into dst, on
 // all cores.
 func (m *MappedParameters) G1(sec primitive.Section, off int, dst []bls12381.G1Affine) error {
@@ -462,7 +478,7 @@ func (m *MappedParameters) G1(sec primitive.Section, off int, dst []bls12381.G1A
 	if err != nil {
 		return err
 	}
-	return decodeRange(m.b, s, off, dst, m.g1)
+	return decodeRange(m.sb[sec], s, off, dst, m.g1)
 }
 
 // G2 decodes points off … off+len(dst)−1 of B_G2 into dst, on all cores.
@@ -471,7 +487,7 @@ func (m *MappedParameters) G2(off int, dst []bls12381.G2Affine) error {
 	if err != nil {
 		return err
 	}
-	return decodeRange(m.b, s, off, dst, m.g2)
+	return decodeRange(m.sb[primitive.SectionBG2], s, off, dst, m.g2)
 }
 
 // EachG1 decodes the G1 section sec in chunks of at most len(buf) points into buf and calls f
@@ -520,14 +536,14 @@ func (m *MappedParameters) DropPages(sec primitive.Section) error {
 // DropRange is DropPages for points off … off+n−1 of section sec: the whole pages inside their
 // bytes leave the resident set (a page shared with a neighbouring point stays).
 func (m *MappedParameters) DropRange(sec primitive.Section, off, n int) error {
-	if m.release == nil || m.b == nil || sec < primitive.SectionH || sec > primitive.SectionBG2 {
+	if m.release == nil || m.open() != nil || sec < primitive.SectionH || sec > primitive.SectionBG2 {
 		return nil
 	}
 	s := m.secs[sec]
 	if off < 0 || n < 0 || off > s.count-n {
 		return fmt.Errorf("prover: drop points %d..%d of section %q, which has %d", off, off+n, s.name, s.count)
 	}
-	return dropPages(m.b[s.start+off*s.size : s.start+(off+n)*s.size])
+	return dropPages(m.sb[sec][s.start+off*s.size : s.start+(off+n)*s.size])
 }
 
 // Unchecked reports whether m decodes in Unchecked mode (primitive.PointSource): then a GPU
@@ -545,7 +561,7 @@ func (m *MappedParameters) Encoded(sec primitive.Section, off, n int) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	b := m.b[s.start+off*s.size : s.start+(off+n)*s.size]
+	b := m.sb[sec][s.start+off*s.size : s.start+(off+n)*s.size]
 	if m.release != nil {
 		prefetchPages(b)
 	}
@@ -554,17 +570,17 @@ func (m *MappedParameters) Encoded(sec primitive.Section, off, n int) ([]byte, e
 
 // Decode decodes every point: the Parameters DecodeParameters returns for the same bytes.
 func (m *MappedParameters) Decode() (*Parameters, error) {
-	if m.b == nil {
-		return nil, errors.New("prover: mapped parameters are closed")
+	if err := m.open(); err != nil {
+		return nil, err
 	}
 	p := &Parameters{VK: m.VK, CFold: m.fold}
 	var err error
 	for i, dst := range [4]*[]bls12381.G1Affine{&p.H, &p.L, &p.A, &p.BG1} {
-		if *dst, err = decodeSection(m.b, m.secs[i], m.g1); err != nil {
+		if *dst, err = decodeSection(m.sb[i], m.secs[i], m.g1); err != nil {
 			return nil, err
 		}
 	}
-	if p.BG2, err = decodeSection(m.b, m.secs[4], m.g2); err != nil {
+	if p.BG2, err = decodeSection(m.sb[4], m.secs[4], m.g2); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -47,7 +47,7 @@ func runBench(ctx context.Context, args []string) error {
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	paramsFile := fs.String("params-file", "", "keep the INSECURE parameters in this file: reused when it exists and fits the circuit (an error when it does not), else written there by a streamed setup that holds one chunk of points at a time, then loaded")
 	foldC := fs.String("fold-c", "off", "fold C's share of H's MSM into L before proving, so that a partition needs one inverse transform less: on (prover.FoldC, its transform over H's points on the first GPU, else on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition; parameters from --params-file are decoded onto the heap first), random (random points stand for the fold, with any parameters: timing only, the proofs do not verify and are not checked) or off")
-	foldedFile := fs.String("folded-params-file", "", "with --fold-c on, keep the folded parameters in this file: reused when it exists and fits the circuit (an error when it does not), else folded and written there")
+	foldedFile := fs.String("folded-params-file", "", "with --fold-c on, keep the fold in this file: reused when it exists and fits the circuit (an error when it does not), else folded and written there; over --params-file a fold overlay (L' alone, beside the parameters file), else a folded parameters file")
 	var tables tableFlags
 	tables.register(fs)
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")

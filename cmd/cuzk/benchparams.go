@@ -71,39 +71,58 @@ func loadBenchParams(path string) (*prover.Parameters, io.Closer, error) {
 }
 
 // foldBenchParams returns params with C folded into L for shape (bench --fold-c on), through the
-// folded parameters file at path when path is set: an existing file is opened and checked
-// (prover.CheckParameters: its counts and the digest of the circuit it was folded for) and used
-// as it is; otherwise params are folded (prover.FoldC with opts) and, with a path, written there.
-// made reports whether it folded; closer closes the file it opened (nil otherwise). A file that
-// exists but does not fit is an error naming it, never replaced.
+// file at path when path is set: an existing file is opened and checked (prover.CheckParameters:
+// its counts and the digest of the circuit it was folded for) and used as it is; otherwise the
+// fold is made (with opts: prover.FoldWithDFT) and, with a path, written there. Parameters mapped from a file (--params-file)
+// fold into a fold overlay beside it (prover.FoldParametersOverlay: L' alone, decoding only H
+// and L), others into a folded parameters file. made reports whether it folded; closer closes the
+// file it opened (nil otherwise). A file that exists but does not fit is an error naming it,
+// never replaced.
 func foldBenchParams(params *prover.Parameters, shape *synth.Shape, path string, opts ...prover.FoldOption) (
 	folded *prover.Parameters, closer io.Closer, made bool, err error) {
-	if path != "" {
-		if _, err := os.Stat(path); err == nil {
-			m, err := prover.OpenFoldedParametersFile(path, prover.Unchecked)
-			if err != nil {
-				return nil, nil, false, fmt.Errorf("bench: --folded-params-file: %w", err)
-			}
-			p, err := m.Parameters()
-			if err == nil {
-				err = prover.CheckParameters(p, shape)
-			}
-			if err != nil {
-				m.Close()
-				return nil, nil, false, fmt.Errorf("bench: --folded-params-file %s does not fit this circuit: %w; remove the file or choose another path", path, err)
-			}
-			return p, m, false, nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
+	if path == "" {
+		if folded, err = prover.FoldC(params, shape, opts...); err != nil {
+			return nil, nil, false, fmt.Errorf("bench: --fold-c: %w", err)
+		}
+		return folded, nil, true, nil
+	}
+	base := params.Mapped()
+	open := func() (*prover.MappedParameters, error) {
+		if base != nil {
+			return prover.OpenFoldOverlay(base, path, prover.Unchecked)
+		}
+		return prover.OpenFoldedParametersFile(path, prover.Unchecked)
+	}
+	_, err = os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && base != nil:
+		if err := prover.FoldParametersOverlay(base, shape, path, opts...); err != nil {
 			return nil, nil, false, fmt.Errorf("bench: --folded-params-file: %w", err)
 		}
-	}
-	if folded, err = prover.FoldC(params, shape, opts...); err != nil {
-		return nil, nil, false, fmt.Errorf("bench: --fold-c: %w", err)
-	}
-	if path != "" {
-		if err := folded.WriteFoldedParametersFile(path); err != nil {
+		made = true
+	case errors.Is(err, fs.ErrNotExist):
+		f, err := prover.FoldC(params, shape, opts...)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("bench: --fold-c: %w", err)
+		}
+		if err := f.WriteFoldedParametersFile(path); err != nil {
 			return nil, nil, false, fmt.Errorf("bench: --folded-params-file: %w", err)
 		}
+		made = true
+	case err != nil:
+		return nil, nil, false, fmt.Errorf("bench: --folded-params-file: %w", err)
 	}
-	return folded, nil, true, nil
+	m, err := open()
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("bench: --folded-params-file: %w", err)
+	}
+	p, err := m.Parameters()
+	if err == nil {
+		err = prover.CheckParameters(p, shape)
+	}
+	if err != nil {
+		m.Close()
+		return nil, nil, false, fmt.Errorf("bench: --folded-params-file %s does not fit this circuit: %w; remove the file or choose another path", path, err)
+	}
+	return p, m, made, nil
 }

@@ -94,7 +94,7 @@ func TestBenchParamsFileUsage(t *testing.T) {
 }
 
 // TestBenchFoldC: --fold-c on proves with C folded into L (the bench verifies every proof), over
-// parameters in memory or in a file (decoded for the fold), and keeps the folded parameters in
+// parameters in memory or in a file (decoded for the fold), and keeps the fold in
 // --folded-params-file; --fold-c random times random points standing for the fold, over either;
 // another value is refused.
 func TestBenchFoldC(t *testing.T) {
@@ -107,22 +107,32 @@ func TestBenchFoldC(t *testing.T) {
 	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out4"), "--fold-c", "random", "--params-file", path)))
 	require.ErrorContains(t, run(ctx, benchArgs(filepath.Join(dir, "out5"), "--fold-c", "yes")), "want off, on or random")
 
-	// A folded parameters file: written by the first run, reused by the next (unchanged), refused
-	// for another circuit and without --fold-c on.
-	folded := filepath.Join(dir, "folded.params")
-	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out6"), "--fold-c", "on", "--params-file", path,
-		"--folded-params-file", folded)))
-	before, err := os.Stat(folded)
-	require.NoError(t, err)
-	require.NoError(t, run(ctx, benchArgs(filepath.Join(dir, "out7"), "--fold-c", "on", "--params-file", path,
-		"--folded-params-file", folded)))
-	after, err := os.Stat(folded)
-	require.NoError(t, err)
-	require.Equal(t, before.ModTime(), after.ModTime(), "reused, not written again")
-	err = run(ctx, []string{"bench", "--device", "cpu", "--constraints", "60", "--inputs", "2", "--jobs", "1",
-		"--partitions", "1", "--out", filepath.Join(dir, "out8"), "--fold-c", "on", "--folded-params-file", folded})
-	require.ErrorContains(t, err, folded)
-	require.ErrorContains(t, err, "does not fit this circuit")
-	require.ErrorContains(t, run(ctx, benchArgs(filepath.Join(dir, "out9"), "--folded-params-file", folded)),
+	// The fold kept in a file: over --params-file a fold overlay, else a folded parameters file;
+	// each written by the first run and reused by the next (unchanged); an overlay refused over
+	// other parameters; the flag refused without --fold-c on.
+	for _, tc := range []struct{ name, file string }{{"overlay", "--params-file"}, {"folded", ""}} {
+		keep := filepath.Join(dir, tc.name+".fold")
+		args := func(out string) []string {
+			a := benchArgs(filepath.Join(dir, out), "--fold-c", "on", "--folded-params-file", keep)
+			if tc.file != "" {
+				a = append(a, tc.file, path)
+			}
+			return a
+		}
+		require.NoError(t, run(ctx, args(tc.name+"1")), tc.name)
+		before, err := os.Stat(keep)
+		require.NoError(t, err)
+		require.NoError(t, run(ctx, args(tc.name+"2")), tc.name)
+		after, err := os.Stat(keep)
+		require.NoError(t, err)
+		require.Equal(t, before.ModTime(), after.ModTime(), "%s reused, not written again", tc.name)
+	}
+	other := filepath.Join(dir, "other.params")
+	err := run(ctx, []string{"bench", "--device", "cpu", "--constraints", "60", "--inputs", "2", "--jobs", "1",
+		"--partitions", "1", "--out", filepath.Join(dir, "out8"), "--params-file", other, "--fold-c", "on",
+		"--folded-params-file", filepath.Join(dir, "overlay.fold")})
+	require.ErrorContains(t, err, "overlay.fold")
+	require.ErrorContains(t, err, "folded from other parameters")
+	require.ErrorContains(t, run(ctx, benchArgs(filepath.Join(dir, "out9"), "--folded-params-file", filepath.Join(dir, "x"))),
 		"needs --fold-c on")
 }

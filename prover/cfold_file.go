@@ -126,19 +126,7 @@ func (p *Parameters) WriteFoldedParametersFile(path string) error {
 // holds (CheckParameters refuses another). A file that is not one, or whose header is cut short,
 // fails its checksum or holds a bad point, is refused with an error naming what and where.
 func OpenFoldedParametersFile(path string, mode DecodeMode) (*MappedParameters, error) {
-	b, release, err := mapFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("open folded parameters file: %w", err)
-	}
-	m, err := mapFolded(b, mode)
-	if err != nil {
-		if rerr := release(); rerr != nil {
-			err = fmt.Errorf("%w (and %v)", err, rerr)
-		}
-		return nil, fmt.Errorf("open folded parameters file %s: %w", path, err)
-	}
-	m.release = release
-	return m, nil
+	return openMapped(path, "folded parameters file", func(b []byte) (*MappedParameters, error) { return mapFolded(b, mode) })
 }
 
 // mapFolded reads the header of a folded parameters file in b and maps the parameters after it.
@@ -235,19 +223,7 @@ func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path stri
 // the result is used; closing the result unmaps the overlay only. An overlay folded from other
 // parameters, or that is damaged, is refused with an error naming what and where.
 func OpenFoldOverlay(base *MappedParameters, path string, mode DecodeMode) (*MappedParameters, error) {
-	b, release, err := mapFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("open fold overlay: %w", err)
-	}
-	m, err := overlay(base, b, mode)
-	if err != nil {
-		if rerr := release(); rerr != nil {
-			err = fmt.Errorf("%w (and %v)", err, rerr)
-		}
-		return nil, fmt.Errorf("open fold overlay %s: %w", path, err)
-	}
-	m.release = release
-	return m, nil
+	return openMapped(path, "fold overlay", func(b []byte) (*MappedParameters, error) { return overlay(base, b, mode) })
 }
 
 // overlay maps the fold overlay in b over base.

@@ -385,16 +385,22 @@ type MappedParameters struct {
 // systems without mmap) and decodes its verifying key. The file must not be modified or
 // truncated while it is open. Close unmaps it.
 func OpenParametersFile(path string, mode DecodeMode) (*MappedParameters, error) {
+	return openMapped(path, "parameters file", func(b []byte) (*MappedParameters, error) { return MapParameters(b, mode) })
+}
+
+// openMapped maps the file at path and builds mapped parameters over its bytes with build; on
+// failure it unmaps the file and names it and what it should have been.
+func openMapped(path, what string, build func(b []byte) (*MappedParameters, error)) (*MappedParameters, error) {
 	b, release, err := mapFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("open parameters file: %w", err)
+		return nil, fmt.Errorf("open %s: %w", what, err)
 	}
-	m, err := MapParameters(b, mode)
+	m, err := build(b)
 	if err != nil {
 		if rerr := release(); rerr != nil {
 			err = fmt.Errorf("%w (and %v)", err, rerr)
 		}
-		return nil, fmt.Errorf("open parameters file %s: %w", path, err)
+		return nil, fmt.Errorf("open %s %s: %w", what, path, err)
 	}
 	m.release = release
 	return m, nil

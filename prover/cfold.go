@@ -95,26 +95,40 @@ func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Paramet
 		if err != nil {
 			return nil, fmt.Errorf("%w: decode the parameters' points: %w", ErrFold, err)
 		}
-		id := params.ID
-		params = &Parameters{ID: id, VK: decoded.VK, H: decoded.H, L: decoded.L, A: decoded.A, BG1: decoded.BG1,
-			BG2: decoded.BG2}
+		d := *decoded
+		d.ID = params.ID
+		params = &d
 	}
-	m := shape.DomainSize()
-	if m < 2 {
-		return nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
-	}
-	g, err := foldedH(params.H, m, cfg.dft)
+	fold, l, err := foldPoints(shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil }, cfg.dft)
 	if err != nil {
 		return nil, err
 	}
-	inputs, l := foldColumns(shape, g, params.L)
 	out := *params
 	if params.ID != "" {
 		out.ID = params.ID + " (C folded)"
 	}
-	out.L = l
-	out.CFold = &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}
+	out.L, out.CFold = l, fold
 	return &out, nil
+}
+
+// foldPoints folds shape's C into L (the comment at the top of this file) from H's points h and
+// L's, which loadL returns once h's transform is done (h is not read after it, so that a caller
+// that decoded it may let it go first): the fold and L'. The transform is dft's when given.
+func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error), dft G1DFT) (*CFold, []bls12381.G1Affine, error) {
+	m := shape.DomainSize()
+	if m < 2 {
+		return nil, nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
+	}
+	g, err := foldedH(h, m, dft)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := loadL()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: L's points: %w", ErrFold, err)
+	}
+	inputs, lPrime := foldColumns(shape, g, l)
+	return &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}, lPrime, nil
 }
 
 // foldedH returns G_j·(−z⁻¹) for j < m (the comment at the top of this file): H's points, the

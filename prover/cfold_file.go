@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -180,34 +181,20 @@ func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path stri
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}
-	g, err := foldedH(h, shape.DomainSize(), cfg.dft)
+	fold, lPrime, err := foldPoints(shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) }, cfg.dft)
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}
-	h = nil
-	l, err := decode(primitive.SectionL)
-	if err != nil {
-		return fmt.Errorf("fold overlay %s: %w", path, err)
-	}
-	inputs, lPrime := foldColumns(shape, g, l)
-	hdr := foldHeader(overlayMagic, &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}, key)
+	hdr := foldHeader(overlayMagic, fold, key)
 	err = atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		if _, err := bw.Write(hdr); err != nil {
 			return err
 		}
-		var count [4]byte
-		binary.BigEndian.PutUint32(count[:], uint32(len(lPrime)))
-		if _, err := bw.Write(count[:]); err != nil {
+		_, err := writePoints(bw, nil, len(lPrime), runtime.GOMAXPROCS(0)*decodeChunk, G1UncompressedSize,
+			func(int, int) error { return nil }, func(dst []byte, i int) { putG1Uncompressed(dst, &lPrime[i]) })
+		if err != nil {
 			return err
-		}
-		buf := make([]byte, min(len(lPrime), 1<<16)*G1UncompressedSize)
-		for lo := 0; lo < len(lPrime); lo += 1 << 16 {
-			hi := min(lo+1<<16, len(lPrime))
-			EncodeG1Points(buf, lPrime[lo:hi])
-			if _, err := bw.Write(buf[:(hi-lo)*G1UncompressedSize]); err != nil {
-				return err
-			}
 		}
 		return bw.Flush()
 	}, atomicfile.Overwrite())

@@ -53,20 +53,12 @@ func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.El
 	if logN < 1 || logN > MaxLogNTT {
 		return fmt.Errorf("gpu: quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
-	var operands []*Scalars
-	if c != nil {
-		operands = append(operands, c)
-	}
 	return s.withOperands(ctx, "quotient", 1<<logN, func() error {
-		var ch uintptr // none
-		if c != nil {
-			ch = c.h
-		}
-		if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, ch, logN, unsafe.Pointer(&zInv)); err != nil {
+		if err := s.dev.lib.b.frQuotient(s.dev.index, s.h, c.handle(), logN, unsafe.Pointer(&zInv)); err != nil {
 			return fmt.Errorf("gpu: quotient over 2^%d: %w", logN, err)
 		}
 		return nil
-	}, operands...)
+	}, c)
 }
 
 // Groth16H computes Groth16's quotient h = (a·b − c)/Z, Z = X^n − 1 with n = 2^logN, from a = s,
@@ -91,30 +83,37 @@ func (s *Scalars) Groth16H(ctx context.Context, b, c *Scalars, logN int, shift f
 	if logN < 1 || logN > MaxLogNTT {
 		return 0, fmt.Errorf("gpu: groth16 quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
 	}
-	operands := []*Scalars{b}
-	if c != nil {
-		operands = append(operands, c)
-	}
 	var took time.Duration
 	err := s.withOperands(ctx, "groth16 quotient", 1<<logN, func() error {
-		var ch uintptr // none: C folded into L
-		if c != nil {
-			ch = c.h
-		}
 		var err error
-		took, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, ch, logN, unsafe.Pointer(&shift))
+		took, err = s.dev.lib.b.groth16H(s.dev.index, s.h, b.h, c.handle(), logN, unsafe.Pointer(&shift))
 		if err != nil {
 			return fmt.Errorf("gpu: groth16 quotient over 2^%d: %w", logN, err)
 		}
 		return nil
-	}, operands...)
+	}, b, c)
 	return took, err
 }
 
+// handle returns s's library handle, 0 for a nil s (an operand left out); read it inside
+// withOperands.
+func (s *Scalars) handle() uintptr {
+	if s == nil {
+		return 0
+	}
+	return s.h
+}
+
 // withOperands runs an operation of s and others, distinct buffers of one device with at least n
-// elements each, with all of them read-locked and open.
+// elements each, with all of them read-locked and open; nil others (an operand left out) are
+// skipped.
 func (s *Scalars) withOperands(ctx context.Context, op string, n int, run func() error, others ...*Scalars) error {
-	all := append([]*Scalars{s}, others...)
+	all := []*Scalars{s}
+	for _, x := range others {
+		if x != nil { // an operand left out (Quotient's and Groth16H's c)
+			all = append(all, x)
+		}
+	}
 	for i, x := range all {
 		if slices.Contains(all[:i], x) {
 			return fmt.Errorf("gpu: %s: the operands must be distinct buffers", op)

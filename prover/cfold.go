@@ -56,6 +56,51 @@ type CFold struct {
 // ErrFold reports parameters that FoldC cannot fold.
 var ErrFold = errors.New("prover: fold C into L")
 
+// FoldOption configures FoldC and FoldParametersOverlay.
+type FoldOption func(*foldConfig)
+
+type foldConfig struct {
+	progress func(stage string, done, total int64)
+}
+
+// FoldWithProgress makes the fold report its progress to f (nil: none): of the stage named
+// stage — "H transform" (in butterflies and point multiplications), then "C's columns" (in
+// variables) — done units of total are finished. Stages come one after the other, done grows up
+// to total within a stage, and calls are serialized (from several goroutines, so f must not
+// block for long).
+func FoldWithProgress(f func(stage string, done, total int64)) FoldOption {
+	return func(c *foldConfig) { c.progress = f }
+}
+
+// foldProgress counts one stage's done units and reports them, serialized; a nil *foldProgress
+// (no reporting) does nothing.
+type foldProgress struct {
+	mu          sync.Mutex
+	f           func(stage string, done, total int64)
+	stage       string
+	done, total int64
+}
+
+// start begins stage with total units, reporting 0 done; nil without a progress function.
+func (c *foldConfig) start(stage string, total int64) *foldProgress {
+	if c.progress == nil {
+		return nil
+	}
+	c.progress(stage, 0, total)
+	return &foldProgress{f: c.progress, stage: stage, total: total}
+}
+
+// add counts n more units done.
+func (p *foldProgress) add(n int64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = min(p.done+n, p.total)
+	p.f(p.stage, p.done, p.total)
+}
+
 // FoldC returns params with C's share of H's MSM folded into L for the circuit shape (CFold):
 // its partitions then need one inverse transform less and no C·w. params must not be folded
 // already and must fit shape (CheckParameters); params is left as it was. Parameters mapped from
@@ -64,8 +109,13 @@ var ErrFold = errors.New("prover: fold C into L")
 // and, while FoldC runs, the transform's 18 GiB (G1 points in Jacobian form), G (12 GiB) and C
 // by columns (≈ 1 GiB). The cost is an inverse transform over H's m − 1 points
 // (m/2·log m scalar multiplications) and one multiplication a term of C whose coefficient is not
-// ±1, on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition.
-func FoldC(params *Parameters, shape *synth.Shape) (*Parameters, error) {
+// ±1, on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition
+// (FoldWithProgress reports how far it is).
+func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Parameters, error) {
+	var cfg foldConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if params.CFold != nil {
 		return nil, fmt.Errorf("%w: the parameters are folded already", ErrFold)
 	}
@@ -81,7 +131,7 @@ func FoldC(params *Parameters, shape *synth.Shape) (*Parameters, error) {
 		d.ID = params.ID
 		params = &d
 	}
-	fold, l, err := foldPoints(shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil })
+	fold, l, err := foldPoints(shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil }, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -95,13 +145,13 @@ func FoldC(params *Parameters, shape *synth.Shape) (*Parameters, error) {
 
 // foldPoints folds shape's C into L (the comment at the top of this file) from H's points h and
 // L's, which loadL returns once h's transform is done (h is not read after it, so that a caller
-// that decoded it may let it go first): the fold and L'.
-func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error)) (*CFold, []bls12381.G1Affine, error) {
+// that decoded it may let it go first): the fold and L', reporting to cfg's progress.
+func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error), cfg *foldConfig) (*CFold, []bls12381.G1Affine, error) {
 	m := shape.DomainSize()
 	if m < 2 {
 		return nil, nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
 	}
-	g, err := foldedH(h, m)
+	g, err := foldedH(h, m, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,14 +159,14 @@ func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: L's points: %w", ErrFold, err)
 	}
-	inputs, lPrime := foldColumns(shape, g, l)
+	inputs, lPrime := foldColumns(shape, g, l, cfg.start("C's columns", int64(shape.NumInputs+shape.NumAux)))
 	return &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}, lPrime, nil
 }
 
 // foldedH returns G_j·(−z⁻¹) for j < m (the comment at the top of this file): H's points, the
 // missing H_{m−1} as the point at infinity, transformed with ω⁻¹ and scaled by −z⁻¹/m, z the
-// quotient's g^m − 1.
-func foldedH(h []bls12381.G1Affine, m int) ([]bls12381.G1Affine, error) {
+// quotient's g^m − 1; it reports the stage "H transform" to cfg's progress.
+func foldedH(h []bls12381.G1Affine, m int, cfg *foldConfig) ([]bls12381.G1Affine, error) {
 	omega, err := fft.Generator(uint64(m))
 	if err != nil {
 		return nil, fmt.Errorf("%w: domain of %d: %v", ErrFold, m, err)
@@ -131,7 +181,9 @@ func foldedH(h []bls12381.G1Affine, m int) ([]bls12381.G1Affine, error) {
 	}
 	var omegaInv fr.Element
 	omegaInv.Inverse(&omega)
-	g1DFT(x, omegaInv)
+	logM := bits.TrailingZeros(uint(m))
+	prog := cfg.start("H transform", int64(m/2*logM+m)) // the butterflies, then the scale
+	g1DFT(x, omegaInv, prog)
 	var scale, mInv fr.Element
 	scale = zInverseOnCoset(m, shift)
 	scale.Neg(&scale)
@@ -144,13 +196,14 @@ func foldedH(h []bls12381.G1Affine, m int) ([]bls12381.G1Affine, error) {
 			x[j].ScalarMultiplication(&x[j], s)
 		}
 	})
+	prog.add(int64(m))
 	return bls12381.BatchJacobianToAffineG1(x), nil
 }
 
 // g1DFT sets x, of a power-of-two length n, to its transform x̂_j = Σ_i ω^(ij)·x_i, ω of order n,
 // in natural order: radix-2 decimation in time after a bit-reversal permutation, each stage's
-// butterflies spread over all cores.
-func g1DFT(x []bls12381.G1Jac, omega fr.Element) {
+// butterflies spread over all cores; prog counts the butterflies a stage at a time.
+func g1DFT(x []bls12381.G1Jac, omega fr.Element, prog *foldProgress) {
 	n := len(x)
 	logN := bits.TrailingZeros(uint(n))
 	for i := range n {
@@ -179,14 +232,16 @@ func g1DFT(x []bls12381.G1Jac, omega fr.Element) {
 				x[i+half].Set(&u).SubAssign(&v)
 			}
 		})
+		prog.add(int64(n / 2))
 	}
 }
 
 // foldColumns returns Q_k = Σ_j C[j][k]·g_j for the inputs k and L_k + Q_{inputs+k} for the aux
 // variables k, l being L. It reads C once into a column-major copy (8 bytes a term) and then
 // folds the columns on all cores, a chunk at a time, so that no point array of its own is held
-// in Jacobian form: at a 32 GiB PoRep partition ≈ 1 GiB besides the results.
-func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine) (inputs, lOut []bls12381.G1Affine) {
+// in Jacobian form: at a 32 GiB PoRep partition ≈ 1 GiB besides the results. prog counts the
+// variables a chunk at a time.
+func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine, prog *foldProgress) (inputs, lOut []bls12381.G1Affine) {
 	nIn, nW := shape.NumInputs, shape.NumInputs+shape.NumAux
 	start, terms := cColumns(shape)
 	coeffs := make([]big.Int, len(shape.Coeffs))
@@ -222,6 +277,7 @@ func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine) (inputs, lOut []b
 				}
 			}
 			copy(out[k0:k1], bls12381.BatchJacobianToAffineG1(acc[:k1-k0]))
+			prog.add(int64(k1 - k0))
 		}
 	})
 	return out[:nIn:nIn], out[nIn:]

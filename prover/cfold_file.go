@@ -156,8 +156,13 @@ func baseKey(base *MappedParameters) ([32]byte, error) {
 // FoldParametersOverlay folds C into L for shape (FoldC) from the parameters mapped in base and
 // writes the fold overlay (the format above) to path, through atomicfile.Write. It decodes only
 // H and L: at a 32 GiB PoRep partition it holds G, L and L' (12 GiB each) and C by columns
-// (≈ 1 GiB) on the heap, and, with the transform on the CPU, 18 GiB of Jacobian points.
-func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path string) error {
+// (≈ 1 GiB) on the heap, and, with the transform on the CPU, 18 GiB of Jacobian points; opts
+// as FoldC's.
+func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path string, opts ...FoldOption) error {
+	var cfg foldConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if base.fold != nil {
 		return fmt.Errorf("fold overlay %s: %w: the parameters are folded already", path, ErrFold)
 	}
@@ -176,7 +181,7 @@ func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path stri
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}
-	fold, lPrime, err := foldPoints(shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) })
+	fold, lPrime, err := foldPoints(shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) }, &cfg)
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}

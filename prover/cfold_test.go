@@ -3,6 +3,7 @@ package prover_test
 import (
 	"bytes"
 	"context"
+	"math/bits"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -141,4 +142,38 @@ func TestFoldCRefuses(t *testing.T) {
 	_, err = folded.WriteTo(&buf)
 	require.ErrorContains(t, err, "folded")
 	require.Zero(t, buf.Len())
+}
+
+// TestFoldWithProgress: the fold reports its two stages in order, each from 0 up to its total
+// (the transform's butterflies and scale, then C's columns), and folds as without a report.
+func TestFoldWithProgress(t *testing.T) {
+	c := cHeavy(fr.NewElement(11))
+	shape, params := setupFor(t, c)
+	type report struct {
+		stage       string
+		done, total int64
+	}
+	var got []report
+	folded, err := prover.FoldC(params, shape, prover.FoldWithProgress(func(stage string, done, total int64) {
+		got = append(got, report{stage, done, total})
+	}))
+	require.NoError(t, err)
+	want, err := prover.FoldC(params, shape)
+	require.NoError(t, err)
+	require.Equal(t, want.L, folded.L)
+	var stages []string
+	for i, r := range got {
+		if i == 0 || r.stage != got[i-1].stage {
+			stages = append(stages, r.stage)
+			require.Zero(t, r.done, "%s starts at 0", r.stage)
+		} else {
+			require.GreaterOrEqual(t, r.done, got[i-1].done, "%s goes forward", r.stage)
+		}
+		if i == len(got)-1 || got[i+1].stage != r.stage {
+			require.Equal(t, r.total, r.done, "%s ends at its total", r.stage)
+		}
+	}
+	require.Equal(t, []string{"H transform", "C's columns"}, stages)
+	m := int64(shape.DomainSize())
+	require.Equal(t, m/2*int64(bits.TrailingZeros64(uint64(m)))+m, got[0].total)
 }

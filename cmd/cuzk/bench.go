@@ -166,7 +166,9 @@ func runBench(ctx context.Context, args []string) error {
 		fmt.Println("random points stand for C folded into L: the proofs will not verify (and are not checked)")
 	case "on":
 		start = time.Now()
-		folded, closer, made, err := foldBenchParams(params, shape, *foldedFile)
+		foldStages := progress.NewStages(os.Stderr)
+		folded, closer, made, err := foldBenchParams(params, shape, *foldedFile, prover.FoldWithProgress(foldStages.Report))
+		foldStages.Done()
 		if err != nil {
 			return err
 		}

@@ -73,15 +73,15 @@ func loadBenchParams(path string) (*prover.Parameters, io.Closer, error) {
 // foldBenchParams returns params with C folded into L for shape (bench --fold-c on), through the
 // file at path when path is set: an existing file is opened and checked (prover.CheckParameters:
 // its counts and the digest of the circuit it was folded for) and used as it is; otherwise the
-// fold is made and, with a path, written there. Parameters mapped from a file (--params-file)
+// fold is made (with opts) and, with a path, written there. Parameters mapped from a file (--params-file)
 // fold into a fold overlay beside it (prover.FoldParametersOverlay: L' alone, decoding only H
 // and L), others into a folded parameters file. made reports whether it folded; closer closes the
 // file it opened (nil otherwise). A file that exists but does not fit is an error naming it,
 // never replaced.
-func foldBenchParams(params *prover.Parameters, shape *synth.Shape, path string) (
+func foldBenchParams(params *prover.Parameters, shape *synth.Shape, path string, opts ...prover.FoldOption) (
 	folded *prover.Parameters, closer io.Closer, made bool, err error) {
 	if path == "" {
-		if folded, err = prover.FoldC(params, shape); err != nil {
+		if folded, err = prover.FoldC(params, shape, opts...); err != nil {
 			return nil, nil, false, fmt.Errorf("bench: --fold-c: %w", err)
 		}
 		return folded, nil, true, nil
@@ -96,12 +96,12 @@ func foldBenchParams(params *prover.Parameters, shape *synth.Shape, path string)
 	_, err = os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && base != nil:
-		if err := prover.FoldParametersOverlay(base, shape, path); err != nil {
+		if err := prover.FoldParametersOverlay(base, shape, path, opts...); err != nil {
 			return nil, nil, false, fmt.Errorf("bench: --folded-params-file: %w", err)
 		}
 		made = true
 	case errors.Is(err, fs.ErrNotExist):
-		f, err := prover.FoldC(params, shape)
+		f, err := prover.FoldC(params, shape, opts...)
 		if err != nil {
 			return nil, nil, false, fmt.Errorf("bench: --fold-c: %w", err)
 		}

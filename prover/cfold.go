@@ -61,24 +61,66 @@ var ErrFold = errors.New("prover: fold C into L")
 // device may compute (gpu.Device.G1DFT) instead of the CPU.
 type G1DFT func(points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error)
 
-// FoldOption configures FoldC.
+// FoldOption configures FoldC and FoldParametersOverlay.
 type FoldOption func(*foldConfig)
 
-type foldConfig struct{ dft G1DFT }
+type foldConfig struct {
+	progress func(stage string, done, total int64)
+	dft      G1DFT
+}
 
-// FoldWithDFT makes FoldC compute its transform over H's points with dft instead of on the CPU.
+// FoldWithDFT makes the fold compute its transform over H's points with dft instead of on the
+// CPU.
 func FoldWithDFT(dft G1DFT) FoldOption { return func(c *foldConfig) { c.dft = dft } }
+
+// FoldWithProgress makes the fold report its progress to f (nil: none): of the stage named
+// stage — "H transform" (in butterflies and point multiplications), then "C's columns" (in
+// variables) — done units of total are finished. Stages come one after the other, done grows up
+// to total within a stage, and calls are serialized (from several goroutines, so f must not
+// block for long).
+func FoldWithProgress(f func(stage string, done, total int64)) FoldOption {
+	return func(c *foldConfig) { c.progress = f }
+}
+
+// foldProgress counts one stage's done units and reports them, serialized; a nil *foldProgress
+// (no reporting) does nothing.
+type foldProgress struct {
+	mu          sync.Mutex
+	f           func(stage string, done, total int64)
+	stage       string
+	done, total int64
+}
+
+// start begins stage with total units, reporting 0 done; nil without a progress function.
+func (c *foldConfig) start(stage string, total int64) *foldProgress {
+	if c.progress == nil {
+		return nil
+	}
+	c.progress(stage, 0, total)
+	return &foldProgress{f: c.progress, stage: stage, total: total}
+}
+
+// add counts n more units done.
+func (p *foldProgress) add(n int64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = min(p.done+n, p.total)
+	p.f(p.stage, p.done, p.total)
+}
 
 // FoldC returns params with C's share of H's MSM folded into L for the circuit shape (CFold):
 // its partitions then need one inverse transform less and no C·w. params must not be folded
 // already and must fit shape (CheckParameters); params is left as it was. Parameters mapped from
 // a file are decoded onto the heap first, as a CPU proof decodes them (MappedParameters), and the
 // result holds its points on the heap: at a 32 GiB PoRep partition ≈ 44 GiB, plus L' (12 GiB)
-// and, while FoldC runs, G (12 GiB), C by columns (≈ 1 GiB) and, for the transform on the CPU,
-// 18 GiB of G1 points in Jacobian form. The cost is an inverse transform over H's m − 1 points
+// and, while FoldC runs, the transform's 18 GiB (G1 points in Jacobian form), G (12 GiB) and C
+// by columns (≈ 1 GiB). The cost is an inverse transform over H's m − 1 points
 // (m/2·log m scalar multiplications: on the CPU seconds at 2^16 constraints, hours at a 32 GiB
 // PoRep partition; minutes there on a GPU with FoldWithDFT) and one multiplication a term of C
-// whose coefficient is not ±1.
+// whose coefficient is not ±1; FoldWithProgress reports how far it is.
 func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Parameters, error) {
 	var cfg foldConfig
 	for _, o := range opts {
@@ -99,7 +141,7 @@ func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Paramet
 		d.ID = params.ID
 		params = &d
 	}
-	fold, l, err := foldPoints(shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil }, cfg.dft)
+	fold, l, err := foldPoints(shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil }, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -113,13 +155,13 @@ func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Paramet
 
 // foldPoints folds shape's C into L (the comment at the top of this file) from H's points h and
 // L's, which loadL returns once h's transform is done (h is not read after it, so that a caller
-// that decoded it may let it go first): the fold and L'. The transform is dft's when given.
-func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error), dft G1DFT) (*CFold, []bls12381.G1Affine, error) {
+// that decoded it may let it go first): the fold and L', reporting to cfg's progress.
+func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error), cfg *foldConfig) (*CFold, []bls12381.G1Affine, error) {
 	m := shape.DomainSize()
 	if m < 2 {
 		return nil, nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
 	}
-	g, err := foldedH(h, m, dft)
+	g, err := foldedH(h, m, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,14 +169,15 @@ func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: L's points: %w", ErrFold, err)
 	}
-	inputs, lPrime := foldColumns(shape, g, l)
+	inputs, lPrime := foldColumns(shape, g, l, cfg.start("C's columns", int64(shape.NumInputs+shape.NumAux)))
 	return &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}, lPrime, nil
 }
 
 // foldedH returns G_j·(−z⁻¹) for j < m (the comment at the top of this file): H's points, the
 // missing H_{m−1} as the point at infinity, transformed with ω⁻¹ and scaled by −z⁻¹/m, z the
-// quotient's g^m − 1; by dft when given, else on the CPU.
-func foldedH(h []bls12381.G1Affine, m int, dft G1DFT) ([]bls12381.G1Affine, error) {
+// quotient's g^m − 1; by cfg's dft when given, else on the CPU reporting the stage "H transform"
+// to cfg's progress.
+func foldedH(h []bls12381.G1Affine, m int, cfg *foldConfig) ([]bls12381.G1Affine, error) {
 	omega, err := fft.Generator(uint64(m))
 	if err != nil {
 		return nil, fmt.Errorf("%w: domain of %d: %v", ErrFold, m, err)
@@ -150,8 +193,9 @@ func foldedH(h []bls12381.G1Affine, m int, dft G1DFT) ([]bls12381.G1Affine, erro
 	mInv.SetUint64(uint64(m))
 	mInv.Inverse(&mInv)
 	scale.Mul(&scale, &mInv)
-	if dft != nil {
-		g, err := dft(h, bits.TrailingZeros(uint(m)), omegaInv, scale)
+	logM := bits.TrailingZeros(uint(m))
+	if cfg.dft != nil {
+		g, err := cfg.dft(h, logM, omegaInv, scale)
 		if err != nil {
 			return nil, fmt.Errorf("%w: transform of H's points: %w", ErrFold, err)
 		}
@@ -164,20 +208,22 @@ func foldedH(h []bls12381.G1Affine, m int, dft G1DFT) ([]bls12381.G1Affine, erro
 	for i := range h {
 		x[i].FromAffine(&h[i])
 	}
-	g1DFT(x, omegaInv)
+	prog := cfg.start("H transform", int64(m/2*logM+m)) // the butterflies, then the scale
+	g1DFT(x, omegaInv, prog)
 	s := bigOf(&scale)
 	parallelRange(m, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			x[j].ScalarMultiplication(&x[j], s)
 		}
 	})
+	prog.add(int64(m))
 	return bls12381.BatchJacobianToAffineG1(x), nil
 }
 
 // g1DFT sets x, of a power-of-two length n, to its transform x̂_j = Σ_i ω^(ij)·x_i, ω of order n,
 // in natural order: radix-2 decimation in time after a bit-reversal permutation, each stage's
-// butterflies spread over all cores.
-func g1DFT(x []bls12381.G1Jac, omega fr.Element) {
+// butterflies spread over all cores; prog counts the butterflies a stage at a time.
+func g1DFT(x []bls12381.G1Jac, omega fr.Element, prog *foldProgress) {
 	n := len(x)
 	logN := bits.TrailingZeros(uint(n))
 	for i := range n {
@@ -206,14 +252,16 @@ func g1DFT(x []bls12381.G1Jac, omega fr.Element) {
 				x[i+half].Set(&u).SubAssign(&v)
 			}
 		})
+		prog.add(int64(n / 2))
 	}
 }
 
 // foldColumns returns Q_k = Σ_j C[j][k]·g_j for the inputs k and L_k + Q_{inputs+k} for the aux
 // variables k, l being L. It reads C once into a column-major copy (8 bytes a term) and then
 // folds the columns on all cores, a chunk at a time, so that no point array of its own is held
-// in Jacobian form: at a 32 GiB PoRep partition ≈ 1 GiB besides the results.
-func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine) (inputs, lOut []bls12381.G1Affine) {
+// in Jacobian form: at a 32 GiB PoRep partition ≈ 1 GiB besides the results. prog counts the
+// variables a chunk at a time.
+func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine, prog *foldProgress) (inputs, lOut []bls12381.G1Affine) {
 	nIn, nW := shape.NumInputs, shape.NumInputs+shape.NumAux
 	start, terms := cColumns(shape)
 	coeffs := make([]big.Int, len(shape.Coeffs))
@@ -249,6 +297,7 @@ func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine) (inputs, lOut []b
 				}
 			}
 			copy(out[k0:k1], bls12381.BatchJacobianToAffineG1(acc[:k1-k0]))
+			prog.add(int64(k1 - k0))
 		}
 	})
 	return out[:nIn:nIn], out[nIn:]

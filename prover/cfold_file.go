@@ -157,7 +157,7 @@ func baseKey(base *MappedParameters) ([32]byte, error) {
 // writes the fold overlay (the format above) to path, through atomicfile.Write. It decodes only
 // H and L: at a 32 GiB PoRep partition it holds G, L and L' (12 GiB each) and C by columns
 // (≈ 1 GiB) on the heap, and, with the transform on the CPU, 18 GiB of Jacobian points; opts
-// (FoldWithDFT) may move the transform to a GPU.
+// as FoldC's.
 func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path string, opts ...FoldOption) error {
 	var cfg foldConfig
 	for _, o := range opts {
@@ -181,7 +181,7 @@ func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path stri
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}
-	fold, lPrime, err := foldPoints(shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) }, cfg.dft)
+	fold, lPrime, err := foldPoints(shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) }, &cfg)
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}

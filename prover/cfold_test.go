@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"math/bits"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -83,17 +84,15 @@ func TestFoldCProvesTheSameBytes(t *testing.T) {
 			rs := fixedRandomness(21)
 			want, err := prover.ProvePartition(ctx, params, asg, prover.WithRandomness(rs))
 			require.NoError(t, err)
-			oneCall := &msmRunnerDevice{Device: prover.NewCPUPrimitives(), reverseH: true, t: t}
 			for dname, dev := range map[string]prover.Device{
 				"cpu":               prover.CPU(),
 				"evaluating device": prover.NewDevice(&hostEvaluator{Device: prover.NewCPUPrimitives()}),
-				"one-call quotient": prover.NewDevice(oneCall),
+				"one-call quotient": prover.NewDevice(&msmRunnerDevice{Device: prover.NewCPUPrimitives(), reverseH: true, t: t}),
 			} {
 				got, err := prover.ProvePartition(ctx, folded, asg, prover.WithRandomness(rs), prover.WithDevice(dev))
 				require.NoError(t, err, dname)
 				require.Equal(t, want.Bytes(), got.Bytes(), dname)
 			}
-			require.Equal(t, []bool{false}, oneCall.withC, "the one-call quotient is told to leave c out")
 			// The witness alone on the evaluating device.
 			wit, err := synth.SynthesizeWitness(ctx, shape, c, nil)
 			require.NoError(t, err)
@@ -146,6 +145,40 @@ func TestFoldCRefuses(t *testing.T) {
 	_, err = folded.WriteTo(&buf)
 	require.ErrorContains(t, err, "folded")
 	require.Zero(t, buf.Len())
+}
+
+// TestFoldWithProgress: the fold reports its two stages in order, each from 0 up to its total
+// (the transform's butterflies and scale, then C's columns), and folds as without a report.
+func TestFoldWithProgress(t *testing.T) {
+	c := cHeavy(fr.NewElement(11))
+	shape, params := setupFor(t, c)
+	type report struct {
+		stage       string
+		done, total int64
+	}
+	var got []report
+	folded, err := prover.FoldC(params, shape, prover.FoldWithProgress(func(stage string, done, total int64) {
+		got = append(got, report{stage, done, total})
+	}))
+	require.NoError(t, err)
+	want, err := prover.FoldC(params, shape)
+	require.NoError(t, err)
+	require.Equal(t, want.L, folded.L)
+	var stages []string
+	for i, r := range got {
+		if i == 0 || r.stage != got[i-1].stage {
+			stages = append(stages, r.stage)
+			require.Zero(t, r.done, "%s starts at 0", r.stage)
+		} else {
+			require.GreaterOrEqual(t, r.done, got[i-1].done, "%s goes forward", r.stage)
+		}
+		if i == len(got)-1 || got[i+1].stage != r.stage {
+			require.Equal(t, r.total, r.done, "%s ends at its total", r.stage)
+		}
+	}
+	require.Equal(t, []string{"H transform", "C's columns"}, stages)
+	m := int64(shape.DomainSize())
+	require.Equal(t, m/2*int64(bits.TrailingZeros64(uint64(m)))+m, got[0].total)
 }
 
 // TestFoldWithDFT: a transform given with FoldWithDFT (here the definition, point by point)

@@ -167,7 +167,8 @@ func runBench(ctx context.Context, args []string) error {
 		fmt.Println("random points stand for C folded into L: the proofs will not verify (and are not checked)")
 	case "on":
 		start = time.Now()
-		var opts []prover.FoldOption
+		foldStages := progress.NewStages(os.Stderr)
+		opts := []prover.FoldOption{prover.FoldWithProgress(foldStages.Report)}
 		if len(gpuDevs) > 0 { // the transform over H's points on the first GPU
 			d := gpuDevs[0].Device()
 			opts = append(opts, prover.FoldWithDFT(func(p []bls12381.G1Affine, logN int, w, s fr.Element) ([]bls12381.G1Affine, error) {
@@ -175,6 +176,7 @@ func runBench(ctx context.Context, args []string) error {
 			}))
 		}
 		folded, closer, made, err := foldBenchParams(params, shape, *foldedFile, opts...)
+		foldStages.Done()
 		if err != nil {
 			return err
 		}

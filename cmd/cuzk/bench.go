@@ -167,7 +167,7 @@ func runBench(ctx context.Context, args []string) error {
 	case "on":
 		start = time.Now()
 		foldStages := progress.NewStages(os.Stderr)
-		folded, closer, made, err := foldBenchParams(params, shape, *foldedFile, prover.FoldWithProgress(foldStages.Report))
+		folded, closer, made, err := foldBenchParams(ctx, params, shape, *foldedFile, prover.FoldWithProgress(foldStages.Report))
 		foldStages.Done()
 		if err != nil {
 			return err

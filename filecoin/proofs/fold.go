@@ -63,44 +63,37 @@ func (pi ProofInfo) FoldParameters(ctx context.Context, c *paramcache.Cache, dir
 	return path, nil
 }
 
-// ErrNoFold is wrapped by OpenFoldedParameters's error when dir holds no fold overlay of the
-// type's parameters.
+// ErrNoFold is wrapped by OpenFold's error when dir holds no fold overlay of the type's
+// parameters.
 var ErrNoFold = errors.New("no fold overlay")
 
-// OpenFoldedParameters maps pi's parameters file from the cache (OpenParameters) and the fold
-// overlay dir/FoldFile() over it (prover.OpenFoldOverlay), and checks that the overlay was
-// folded from this file for pi's circuit (prover.CheckParameters: the counts and the digest of
-// C). folded proves as the parameters do, the same proof bytes, with one transform fewer a
-// partition; its points are read from base's mapping and the overlay's. Close folded, then base,
-// once no proof uses them. An overlay that is missing wraps ErrNoFold; one that is damaged,
-// folded from another parameters file or for another circuit is an error naming the file and
-// what does not match (make it again with FoldParameters).
-func (pi ProofInfo) OpenFoldedParameters(ctx context.Context, c *paramcache.Cache, dir string, mode prover.DecodeMode) (
-	base, folded *prover.MappedParameters, err error) {
+// OpenFold maps the fold overlay dir/FoldFile() over base, pi's parameters file mapped from the
+// cache (OpenParameters), and checks that it was folded from that file for pi's circuit
+// (prover.OpenFoldOverlay, then prover.CheckParameters: the counts and the digest of C). The
+// result proves as base does, the same proof bytes, with one transform fewer a partition; it
+// reads L' from the overlay and every other point from base, which must stay open while it is
+// used: close the result, then base. An overlay that is missing wraps ErrNoFold; one that is
+// damaged, folded from another parameters file or for another circuit is an error naming the
+// file and what does not match (make it again with FoldParameters).
+func (pi ProofInfo) OpenFold(base *prover.MappedParameters, dir string, mode prover.DecodeMode) (*prover.MappedParameters, error) {
 	path := filepath.Join(dir, pi.FoldFile())
 	shape, err := pi.Shape()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	base, err = pi.OpenParameters(ctx, c, mode)
-	if err != nil {
-		return nil, nil, err
-	}
-	folded, err = prover.OpenFoldOverlay(base, path, mode)
+	folded, err := prover.OpenFoldOverlay(base, path, mode)
 	if errors.Is(err, fs.ErrNotExist) {
-		err = fmt.Errorf("%w: %w", ErrNoFold, err)
-	}
-	if err == nil {
-		var p *prover.Parameters
-		if p, err = folded.Parameters(); err == nil {
-			err = prover.CheckParameters(p, shape)
-		}
-		if err != nil {
-			err = errors.Join(fmt.Errorf("fold overlay %s: %w", path, err), folded.Close())
-		}
+		return nil, fmt.Errorf("%s: %w: %w", pi.Name, ErrNoFold, err)
 	}
 	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("%s: %w", pi.Name, err), base.Close())
+		return nil, fmt.Errorf("%s: %w", pi.Name, err)
 	}
-	return base, folded, nil
+	p, err := folded.Parameters()
+	if err == nil {
+		err = prover.CheckParameters(p, shape)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("%s: fold overlay %s: %w", pi.Name, path, err), folded.Close())
+	}
+	return folded, nil
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // TestFoldedParameters: a WindowPoSt partition's parameters folded into an overlay
-// (FoldParameters) and mapped over their file (OpenFoldedParameters) prove a WindowPoSt that
+// (FoldParameters) and mapped over their file (OpenFold) prove a WindowPoSt that
 // verifies with the file's key. A missing overlay wraps ErrNoFold; a damaged one is refused
 // naming its file.
 func TestFoldedParameters(t *testing.T) {
@@ -24,7 +24,10 @@ func TestFoldedParameters(t *testing.T) {
 	cache := cacheOf(t, pi, path)
 	dir := t.TempDir()
 
-	_, _, err := pi.OpenFoldedParameters(ctx, cache, dir, prover.Unchecked)
+	base, err := pi.OpenParameters(ctx, cache, prover.Unchecked)
+	require.NoError(t, err)
+	defer base.Close()
+	_, err = pi.OpenFold(base, dir, prover.Unchecked)
 	require.ErrorIs(t, err, ErrNoFold)
 	require.ErrorContains(t, err, filepath.Join(dir, pi.FoldFile()))
 
@@ -38,7 +41,7 @@ func TestFoldedParameters(t *testing.T) {
 	require.Equal(t, filepath.Join(dir, pi.FoldFile()), fold)
 	require.Equal(t, []string{"H transform", "C's columns"}, stages)
 
-	base, folded, err := pi.OpenFoldedParameters(ctx, cache, dir, prover.Unchecked)
+	folded, err := pi.OpenFold(base, dir, prover.Unchecked)
 	require.NoError(t, err)
 	params, err := folded.Parameters()
 	require.NoError(t, err)
@@ -63,14 +66,13 @@ func TestFoldedParameters(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "a proof with the folded parameters verifies")
 	require.NoError(t, folded.Close())
-	require.NoError(t, base.Close())
 
 	// An overlay cut short (one folded from another file is refused as prover's TestFoldOverlay
 	// shows).
 	b, err := os.ReadFile(fold)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(fold, b[:len(b)/2], 0o644))
-	_, _, err = pi.OpenFoldedParameters(ctx, cache, dir, prover.Unchecked)
+	_, err = pi.OpenFold(base, dir, prover.Unchecked)
 	require.ErrorContains(t, err, fold)
 	require.NotErrorIs(t, err, ErrNoFold)
 }

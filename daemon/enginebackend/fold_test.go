@@ -1,11 +1,9 @@
 package enginebackend_test
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,27 +11,10 @@ import (
 	"github.com/cuzk-go/cuzk/daemon/enginebackend"
 	"github.com/cuzk-go/cuzk/filecoin/post"
 	"github.com/cuzk-go/cuzk/filecoin/proofs"
+	"github.com/cuzk-go/cuzk/internal/syncbuf"
 	cuzkv1 "github.com/cuzk-go/cuzk/proto/cuzk/v1"
 	"github.com/cuzk-go/cuzk/prover"
 )
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestFoldDir: a daemon with a fold directory proves a WindowPoSt partition from a parameters
 // file with its fold overlay mapped over it (proofs.ProofInfo.FoldParameters made it), and the
@@ -54,7 +35,7 @@ func TestFoldDir(t *testing.T) {
 	dir := t.TempDir()
 
 	prove := func(t *testing.T, want string) {
-		var log syncBuffer
+		var log syncbuf.Buffer
 		b, err := enginebackend.New(enginebackend.WithParamCache(cache), enginebackend.WithFoldDir(dir),
 			enginebackend.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
 		require.NoError(t, err)

@@ -91,6 +91,17 @@ func representative(id string) (daemon.ProofKind, uint64, error) {
 	return 0, 0, fmt.Errorf("circuit %s: no registered proof of that size: %w", id, daemon.ErrUnsupported)
 }
 
+// CircuitProofInfo returns the registered proof type whose parameters file and circuit serve
+// circuit id ("porep-32g", "wpost-32g", …; daemon.CircuitID): the files and circuit of
+// FoldParameters and OpenFold for that circuit.
+func CircuitProofInfo(id string) (proofs.ProofInfo, error) {
+	k, rp, err := representative(id)
+	if err != nil {
+		return proofs.ProofInfo{}, err
+	}
+	return proofInfo(k, rp)
+}
+
 // acquire returns circuit id's parameters, loading them if needed, with a reference the caller
 // releases; loaded reports whether this call waited for a load.
 func (s *paramStore) acquire(ctx context.Context, id string, pi proofs.ProofInfo, k daemon.ProofKind, rp uint64) (*paramEntry, bool, error) {

@@ -55,6 +55,10 @@ type SRSConfig struct {
 	// Preload lists circuit ids ("porep-32g", "wpost-32g", …) to preload at start. The Rust
 	// daemon ignores this key since it loads on demand; cuzkd honours it.
 	Preload []string `toml:"preload"`
+	// FoldDir is where fold overlays are kept (`cuzkd fold` writes them): a circuit whose overlay
+	// is there is proved with C folded into L. Empty: none are used. The Rust daemon has no such
+	// key.
+	FoldDir string `toml:"fold_dir"`
 }
 
 // MemoryConfig is the [memory] section (engine settings).

@@ -39,7 +39,7 @@ func TestConfigEveryKey(t *testing.T) {
 	want := Config{
 		Daemon: DaemonConfig{Listen: "unix:///run/cuzkd-test/cuzk.sock", ExtraListen: []string{"127.0.0.1:9820"},
 			StatusListen: "127.0.0.1:9821", ShutdownTimeout: Duration(2 * time.Minute), MaxMessageSize: 128 << 20},
-		SRS: SRSConfig{ParamCache: "/var/tmp/filecoin-proof-parameters", Preload: []string{"porep-32g", "wpost-32g", "winning-32g"}},
+		SRS: SRSConfig{ParamCache: "/var/tmp/filecoin-proof-parameters", Preload: []string{"porep-32g", "wpost-32g", "winning-32g"}, FoldDir: "/data/zk/fold"},
 		Memory: MemoryConfig{TotalBudget: "256GiB", SafetyMargin: 8 << 30, EvictionMinIdle: Duration(10 * time.Minute),
 			PinnedBudget: &pb, WorkingMemoryBudget: &ww},
 		GPUs: GPUConfig{Devices: []uint32{0, 1}, GPUThreads: 32, GPUWorkersPerDevice: 1, ShiftTableH: TristateOn, PairTables: true},

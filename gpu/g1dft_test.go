@@ -43,11 +43,9 @@ func TestFoldCOnDevice(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
 	c, shape, params := setupScalable(t, 12, 5)
-	onCPU, err := prover.FoldC(params, shape)
+	onCPU, err := prover.FoldC(ctx, params, shape)
 	require.NoError(t, err)
-	onGPU, err := prover.FoldC(params, shape, prover.FoldWithDFT(func(p []bls12381.G1Affine, logN int, w, s fr.Element) ([]bls12381.G1Affine, error) {
-		return d.G1DFT(ctx, p, logN, w, s)
-	}))
+	onGPU, err := prover.FoldC(ctx, params, shape, prover.FoldWithDFT(d.G1DFT))
 	require.NoError(t, err)
 	require.Equal(t, onCPU.L, onGPU.L)
 	require.Equal(t, onCPU.CFold, onGPU.CFold)

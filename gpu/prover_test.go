@@ -150,7 +150,7 @@ func TestProverFoldedMatchesCPU(t *testing.T) {
 	for _, logN := range []int{10, 12} {
 		t.Run(fmt.Sprintf("2^%d", logN), func(t *testing.T) {
 			c, shape, params := setupScalable(t, logN, 5)
-			folded, err := prover.FoldC(params, shape)
+			folded, err := prover.FoldC(t.Context(), params, shape)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -51,7 +51,7 @@ func partitionFor(b *testing.B, logN int, fold bool) (*prover.Parameters, *synth
 	if !fold {
 		return p.params, p.asg
 	}
-	p.foldOnce.Do(func() { p.folded, p.err = prover.FoldC(p.params, p.shape) })
+	p.foldOnce.Do(func() { p.folded, p.err = prover.FoldC(context.Background(), p.params, p.shape) })
 	if p.err != nil {
 		b.Fatal(p.err)
 	}

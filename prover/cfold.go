@@ -1,6 +1,7 @@
 package prover
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -59,7 +61,7 @@ var ErrFold = errors.New("prover: fold C into L")
 // G1DFT computes out[j] = scale·Σ_i ω^(ij)·x_i for j < 2^logN, x the points followed by the point
 // at infinity, ω = omega of order 2^logN: the transform over points that FoldC needs, which a
 // device may compute (gpu.Device.G1DFT) instead of the CPU.
-type G1DFT func(points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error)
+type G1DFT func(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error)
 
 // FoldOption configures FoldC and FoldParametersOverlay.
 type FoldOption func(*foldConfig)
@@ -121,7 +123,7 @@ func (p *foldProgress) add(n int64) {
 // (m/2·log m scalar multiplications: on the CPU seconds at 2^16 constraints, hours at a 32 GiB
 // PoRep partition; minutes there on a GPU with FoldWithDFT) and one multiplication a term of C
 // whose coefficient is not ±1; FoldWithProgress reports how far it is.
-func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Parameters, error) {
+func FoldC(ctx context.Context, params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Parameters, error) {
 	var cfg foldConfig
 	for _, o := range opts {
 		o(&cfg)
@@ -141,7 +143,7 @@ func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Paramet
 		d.ID = params.ID
 		params = &d
 	}
-	fold, l, err := foldPoints(shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil }, &cfg)
+	fold, l, err := foldPoints(ctx, shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil }, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -156,12 +158,12 @@ func FoldC(params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Paramet
 // foldPoints folds shape's C into L (the comment at the top of this file) from H's points h and
 // L's, which loadL returns once h's transform is done (h is not read after it, so that a caller
 // that decoded it may let it go first): the fold and L', reporting to cfg's progress.
-func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error), cfg *foldConfig) (*CFold, []bls12381.G1Affine, error) {
+func foldPoints(ctx context.Context, shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error), cfg *foldConfig) (*CFold, []bls12381.G1Affine, error) {
 	m := shape.DomainSize()
 	if m < 2 {
 		return nil, nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
 	}
-	g, err := foldedH(h, m, cfg)
+	g, err := foldedH(ctx, h, m, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,7 +171,10 @@ func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: L's points: %w", ErrFold, err)
 	}
-	inputs, lPrime := foldColumns(shape, g, l, cfg.start("C's columns", int64(shape.NumInputs+shape.NumAux)))
+	inputs, lPrime, err := foldColumns(ctx, shape, g, l, cfg.start("C's columns", int64(shape.NumInputs+shape.NumAux)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrFold, err)
+	}
 	return &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}, lPrime, nil
 }
 
@@ -177,7 +182,7 @@ func foldPoints(shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12
 // missing H_{m−1} as the point at infinity, transformed with ω⁻¹ and scaled by −z⁻¹/m, z the
 // quotient's g^m − 1; by cfg's dft when given, else on the CPU reporting the stage "H transform"
 // to cfg's progress.
-func foldedH(h []bls12381.G1Affine, m int, cfg *foldConfig) ([]bls12381.G1Affine, error) {
+func foldedH(ctx context.Context, h []bls12381.G1Affine, m int, cfg *foldConfig) ([]bls12381.G1Affine, error) {
 	omega, err := fft.Generator(uint64(m))
 	if err != nil {
 		return nil, fmt.Errorf("%w: domain of %d: %v", ErrFold, m, err)
@@ -195,7 +200,7 @@ func foldedH(h []bls12381.G1Affine, m int, cfg *foldConfig) ([]bls12381.G1Affine
 	scale.Mul(&scale, &mInv)
 	logM := bits.TrailingZeros(uint(m))
 	if cfg.dft != nil {
-		g, err := cfg.dft(h, logM, omegaInv, scale)
+		g, err := cfg.dft(ctx, h, logM, omegaInv, scale)
 		if err != nil {
 			return nil, fmt.Errorf("%w: transform of H's points: %w", ErrFold, err)
 		}
@@ -209,21 +214,27 @@ func foldedH(h []bls12381.G1Affine, m int, cfg *foldConfig) ([]bls12381.G1Affine
 		x[i].FromAffine(&h[i])
 	}
 	prog := cfg.start("H transform", int64(m/2*logM+m)) // the butterflies, then the scale
-	g1DFT(x, omegaInv, prog)
+	if err := g1DFT(ctx, x, omegaInv, prog); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFold, err)
+	}
 	s := bigOf(&scale)
-	parallelRange(m, func(lo, hi int) {
+	err = parallelChunks(ctx, m, foldChunk, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			x[j].ScalarMultiplication(&x[j], s)
 		}
+		prog.add(int64(hi - lo))
 	})
-	prog.add(int64(m))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFold, err)
+	}
 	return bls12381.BatchJacobianToAffineG1(x), nil
 }
 
 // g1DFT sets x, of a power-of-two length n, to its transform x̂_j = Σ_i ω^(ij)·x_i, ω of order n,
 // in natural order: radix-2 decimation in time after a bit-reversal permutation, each stage's
-// butterflies spread over all cores; prog counts the butterflies a stage at a time.
-func g1DFT(x []bls12381.G1Jac, omega fr.Element, prog *foldProgress) {
+// butterflies spread over all cores; prog counts the butterflies as they are done. It stops
+// with ctx's error, x then partly transformed, within a chunk of butterflies of ctx's end.
+func g1DFT(ctx context.Context, x []bls12381.G1Jac, omega fr.Element, prog *foldProgress) error {
 	n := len(x)
 	logN := bits.TrailingZeros(uint(n))
 	for i := range n {
@@ -240,7 +251,7 @@ func g1DFT(x []bls12381.G1Jac, omega fr.Element, prog *foldProgress) {
 			t.BigInt(&tw[k])
 			t.Mul(&t, &w)
 		}
-		parallelRange(n/2, func(lo, hi int) {
+		err := parallelChunks(ctx, n/2, foldChunk, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				k := b % half
 				i := (b/half)*2*half + k
@@ -251,17 +262,21 @@ func g1DFT(x []bls12381.G1Jac, omega fr.Element, prog *foldProgress) {
 				x[i].Set(&u).AddAssign(&v)
 				x[i+half].Set(&u).SubAssign(&v)
 			}
+			prog.add(int64(hi - lo))
 		})
-		prog.add(int64(n / 2))
+		if err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // foldColumns returns Q_k = Σ_j C[j][k]·g_j for the inputs k and L_k + Q_{inputs+k} for the aux
 // variables k, l being L. It reads C once into a column-major copy (8 bytes a term) and then
 // folds the columns on all cores, a chunk at a time, so that no point array of its own is held
 // in Jacobian form: at a 32 GiB PoRep partition ≈ 1 GiB besides the results. prog counts the
-// variables a chunk at a time.
-func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine, prog *foldProgress) (inputs, lOut []bls12381.G1Affine) {
+// variables a chunk at a time. It stops with ctx's error within a chunk of ctx's end.
+func foldColumns(ctx context.Context, shape *synth.Shape, g, l []bls12381.G1Affine, prog *foldProgress) (inputs, lOut []bls12381.G1Affine, err error) {
 	nIn, nW := shape.NumInputs, shape.NumInputs+shape.NumAux
 	start, terms := cColumns(shape)
 	coeffs := make([]big.Int, len(shape.Coeffs))
@@ -269,38 +284,37 @@ func foldColumns(shape *synth.Shape, g, l []bls12381.G1Affine, prog *foldProgres
 		shape.Coeffs[i].BigInt(&coeffs[i])
 	}
 	out := make([]bls12381.G1Affine, nW)
-	const chunk = 1 << 12
-	parallelRange((nW+chunk-1)/chunk, func(lo, hi int) {
-		acc := make([]bls12381.G1Jac, chunk)
-		for c := lo; c < hi; c++ {
-			k0, k1 := c*chunk, min((c+1)*chunk, nW)
-			for k := k0; k < k1; k++ {
-				a := &acc[k-k0]
-				*a = bls12381.G1Jac{}
-				if k >= nIn {
-					a.FromAffine(&l[k-nIn])
-				}
-				for _, t := range terms[start[k]:start[k+1]] {
-					switch t.coeff {
-					case 0: // 1
-						a.AddMixed(&g[t.row])
-					case 1: // −1
-						var neg bls12381.G1Affine
-						neg.Neg(&g[t.row])
-						a.AddMixed(&neg)
-					default:
-						var p bls12381.G1Jac
-						p.FromAffine(&g[t.row])
-						p.ScalarMultiplication(&p, &coeffs[t.coeff])
-						a.AddAssign(&p)
-					}
+	err = parallelChunks(ctx, nW, foldChunk, func(k0, k1 int) {
+		acc := make([]bls12381.G1Jac, k1-k0)
+		for k := k0; k < k1; k++ {
+			a := &acc[k-k0]
+			*a = bls12381.G1Jac{}
+			if k >= nIn {
+				a.FromAffine(&l[k-nIn])
+			}
+			for _, t := range terms[start[k]:start[k+1]] {
+				switch t.coeff {
+				case 0: // 1
+					a.AddMixed(&g[t.row])
+				case 1: // −1
+					var neg bls12381.G1Affine
+					neg.Neg(&g[t.row])
+					a.AddMixed(&neg)
+				default:
+					var p bls12381.G1Jac
+					p.FromAffine(&g[t.row])
+					p.ScalarMultiplication(&p, &coeffs[t.coeff])
+					a.AddAssign(&p)
 				}
 			}
-			copy(out[k0:k1], bls12381.BatchJacobianToAffineG1(acc[:k1-k0]))
-			prog.add(int64(k1 - k0))
 		}
+		copy(out[k0:k1], bls12381.BatchJacobianToAffineG1(acc))
+		prog.add(int64(k1 - k0))
 	})
-	return out[:nIn:nIn], out[nIn:]
+	if err != nil {
+		return nil, nil, err
+	}
+	return out[:nIn:nIn], out[nIn:], nil
 }
 
 // cTerm is one term of C in a column: its row and its coefficient's index in the shape's table.
@@ -333,15 +347,34 @@ func cColumns(shape *synth.Shape) (start []int, terms []cTerm) {
 	return start, terms
 }
 
-// parallelRange splits [0, n) into one contiguous range a core and calls f on each.
-func parallelRange(n int, f func(lo, hi int)) {
-	parts := max(1, min(runtime.GOMAXPROCS(0), n))
+// foldChunk is how many units of work (butterflies, point multiplications, variables) a core
+// takes at a time: a few hundred milliseconds of work on the CPU, so that a cancelled fold stops
+// promptly and the cores finish a stage together.
+const foldChunk = 1 << 12
+
+// parallelChunks calls f on [lo, hi) chunks of [0, n), chunk long (the last shorter), from one
+// goroutine a core, each taking the next chunk until none is left or ctx ends; it returns once
+// every call has returned, with ctx's error if ctx ended before every chunk was taken.
+func parallelChunks(ctx context.Context, n, chunk int, f func(lo, hi int)) error {
+	chunks := (n + chunk - 1) / chunk
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*n/parts, (p+1)*n/parts
-		wg.Go(func() { f(lo, hi) })
+	for range max(1, min(runtime.GOMAXPROCS(0), chunks)) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				f(c*chunk, min((c+1)*chunk, n))
+			}
+		})
 	}
 	wg.Wait()
+	if int(next.Load()) < chunks {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // FoldDigest returns the digest FoldC records of shape (CFold.Circuit): the SHA-256 of what a fold

@@ -3,6 +3,7 @@ package prover
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -158,7 +159,7 @@ func baseKey(base *MappedParameters) ([32]byte, error) {
 // H and L: at a 32 GiB PoRep partition it holds G, L and L' (12 GiB each) and C by columns
 // (≈ 1 GiB) on the heap, and, with the transform on the CPU, 18 GiB of Jacobian points; opts
 // as FoldC's.
-func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path string, opts ...FoldOption) error {
+func FoldParametersOverlay(ctx context.Context, base *MappedParameters, shape *synth.Shape, path string, opts ...FoldOption) error {
 	var cfg foldConfig
 	for _, o := range opts {
 		o(&cfg)
@@ -181,7 +182,7 @@ func FoldParametersOverlay(base *MappedParameters, shape *synth.Shape, path stri
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}
-	fold, lPrime, err := foldPoints(shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) }, &cfg)
+	fold, lPrime, err := foldPoints(ctx, shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) }, &cfg)
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}

@@ -26,7 +26,7 @@ func TestFoldedParametersFile(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			shape, params := setupFor(t, c)
-			folded, err := prover.FoldC(params, shape)
+			folded, err := prover.FoldC(t.Context(), params, shape)
 			require.NoError(t, err)
 			path := filepath.Join(t.TempDir(), "folded.params")
 			require.NoError(t, folded.WriteFoldedParametersFile(path))
@@ -57,7 +57,7 @@ func TestFoldedParametersFile(t *testing.T) {
 func TestFoldedParametersFileErrors(t *testing.T) {
 	c := cHeavy(fr.NewElement(78))
 	shape, params := setupFor(t, c)
-	folded, err := prover.FoldC(params, shape)
+	folded, err := prover.FoldC(t.Context(), params, shape)
 	require.NoError(t, err)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "folded.params")
@@ -110,10 +110,10 @@ func TestFoldOverlay(t *testing.T) {
 	ctx := context.Background()
 	c := cHeavy(fr.NewElement(79))
 	shape, params, _, base := mappedSetup(t, c)
-	folded, err := prover.FoldC(params, shape)
+	folded, err := prover.FoldC(t.Context(), params, shape)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "l.overlay")
-	require.NoError(t, prover.FoldParametersOverlay(base, shape, path))
+	require.NoError(t, prover.FoldParametersOverlay(t.Context(), base, shape, path))
 	asg, err := synth.Synthesize(ctx, shape, c)
 	require.NoError(t, err)
 	rs := fixedRandomness(6)

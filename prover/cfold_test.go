@@ -6,6 +6,9 @@ import (
 	"errors"
 	"math/big"
 	"math/bits"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -70,7 +73,7 @@ func TestFoldCProvesTheSameBytes(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, synth.Check(shape, asg, c))
 			l := append(params.L[:0:0], params.L...)
-			folded, err := prover.FoldC(params, shape)
+			folded, err := prover.FoldC(t.Context(), params, shape)
 			require.NoError(t, err)
 			require.Equal(t, l, params.L, "FoldC changed its input")
 			require.Nil(t, params.CFold)
@@ -111,19 +114,19 @@ func TestFoldCRefuses(t *testing.T) {
 	ctx := context.Background()
 	c := cHeavy(fr.NewElement(3))
 	shape, params := setupFor(t, c)
-	folded, err := prover.FoldC(params, shape)
+	folded, err := prover.FoldC(t.Context(), params, shape)
 	require.NoError(t, err)
 
-	_, err = prover.FoldC(folded, shape)
+	_, err = prover.FoldC(t.Context(), folded, shape)
 	require.ErrorIs(t, err, prover.ErrFold)
 	require.ErrorContains(t, err, "folded already")
 
 	_, decoded, _, m := mappedSetup(t, c)
 	mp, err := m.Parameters()
 	require.NoError(t, err)
-	fromFile, err := prover.FoldC(mp, shape)
+	fromFile, err := prover.FoldC(t.Context(), mp, shape)
 	require.NoError(t, err)
-	fromHeap, err := prover.FoldC(decoded, shape)
+	fromHeap, err := prover.FoldC(t.Context(), decoded, shape)
 	require.NoError(t, err)
 	require.Equal(t, fromHeap.L, fromFile.L)
 	require.Equal(t, fromHeap.CFold, fromFile.CFold)
@@ -157,11 +160,11 @@ func TestFoldWithProgress(t *testing.T) {
 		done, total int64
 	}
 	var got []report
-	folded, err := prover.FoldC(params, shape, prover.FoldWithProgress(func(stage string, done, total int64) {
+	folded, err := prover.FoldC(t.Context(), params, shape, prover.FoldWithProgress(func(stage string, done, total int64) {
 		got = append(got, report{stage, done, total})
 	}))
 	require.NoError(t, err)
-	want, err := prover.FoldC(params, shape)
+	want, err := prover.FoldC(t.Context(), params, shape)
 	require.NoError(t, err)
 	require.Equal(t, want.L, folded.L)
 	var stages []string
@@ -187,9 +190,9 @@ func TestFoldWithProgress(t *testing.T) {
 func TestFoldWithDFT(t *testing.T) {
 	c := cHeavy(fr.NewElement(9))
 	shape, params := setupFor(t, c)
-	want, err := prover.FoldC(params, shape)
+	want, err := prover.FoldC(t.Context(), params, shape)
 	require.NoError(t, err)
-	definition := func(points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error) {
+	definition := func(_ context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error) {
 		n := 1 << logN
 		out := make([]bls12381.G1Jac, n)
 		for j := range n {
@@ -205,18 +208,53 @@ func TestFoldWithDFT(t *testing.T) {
 		}
 		return bls12381.BatchJacobianToAffineG1(out), nil
 	}
-	got, err := prover.FoldC(params, shape, prover.FoldWithDFT(definition))
+	got, err := prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(definition))
 	require.NoError(t, err)
 	require.Equal(t, want.L, got.L)
 	require.Equal(t, want.CFold, got.CFold)
 
-	_, err = prover.FoldC(params, shape, prover.FoldWithDFT(func([]bls12381.G1Affine, int, fr.Element, fr.Element) ([]bls12381.G1Affine, error) {
+	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(context.Context, []bls12381.G1Affine, int, fr.Element, fr.Element) ([]bls12381.G1Affine, error) {
 		return nil, errors.New("device lost")
 	}))
 	require.ErrorIs(t, err, prover.ErrFold)
 	require.ErrorContains(t, err, "device lost")
-	_, err = prover.FoldC(params, shape, prover.FoldWithDFT(func(p []bls12381.G1Affine, logN int, w, s fr.Element) ([]bls12381.G1Affine, error) {
+	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(_ context.Context, p []bls12381.G1Affine, logN int, w, s fr.Element) ([]bls12381.G1Affine, error) {
 		return p, nil
 	}))
 	require.ErrorContains(t, err, "want")
+}
+
+// TestFoldCancelled: a fold whose context ends as a stage starts stops with the context's error
+// (each core at most within the chunk of work it holds), and a fold overlay cancelled so leaves no file.
+func TestFoldCancelled(t *testing.T) {
+	c := cHeavy(fr.NewElement(5))
+	shape, params, _, base := mappedSetup(t, c)
+	for _, stage := range []string{"H transform", "C's columns"} {
+		t.Run(stage, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var after int // reports of stage after the cancel
+			_, err := prover.FoldC(ctx, params, shape, prover.FoldWithProgress(func(s string, done, total int64) {
+				if s != stage {
+					return
+				}
+				if ctx.Err() != nil {
+					after++
+				}
+				cancel() // at the stage's first report, 0 done
+			}))
+			require.ErrorIs(t, err, context.Canceled)
+			require.ErrorIs(t, err, prover.ErrFold)
+			require.LessOrEqual(t, after, runtime.GOMAXPROCS(0), "each core finishes at most the chunk it holds")
+		})
+	}
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.fold")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	require.ErrorIs(t, prover.FoldParametersOverlay(ctx, base, shape, path), context.Canceled)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "no overlay, no temporary file")
 }

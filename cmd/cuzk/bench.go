@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/devsetup"
@@ -170,12 +169,9 @@ func runBench(ctx context.Context, args []string) error {
 		foldStages := progress.NewStages(os.Stderr)
 		opts := []prover.FoldOption{prover.FoldWithProgress(foldStages.Report)}
 		if len(gpuDevs) > 0 { // the transform over H's points on the first GPU
-			d := gpuDevs[0].Device()
-			opts = append(opts, prover.FoldWithDFT(func(p []bls12381.G1Affine, logN int, w, s fr.Element) ([]bls12381.G1Affine, error) {
-				return d.G1DFT(ctx, p, logN, w, s)
-			}))
+			opts = append(opts, prover.FoldWithDFT(gpuDevs[0].Device().G1DFT))
 		}
-		folded, closer, made, err := foldBenchParams(params, shape, *foldedFile, opts...)
+		folded, closer, made, err := foldBenchParams(ctx, params, shape, *foldedFile, opts...)
 		foldStages.Done()
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -78,10 +79,10 @@ func loadBenchParams(path string) (*prover.Parameters, io.Closer, error) {
 // and L), others into a folded parameters file. made reports whether it folded; closer closes the
 // file it opened (nil otherwise). A file that exists but does not fit is an error naming it,
 // never replaced.
-func foldBenchParams(params *prover.Parameters, shape *synth.Shape, path string, opts ...prover.FoldOption) (
+func foldBenchParams(ctx context.Context, params *prover.Parameters, shape *synth.Shape, path string, opts ...prover.FoldOption) (
 	folded *prover.Parameters, closer io.Closer, made bool, err error) {
 	if path == "" {
-		if folded, err = prover.FoldC(params, shape, opts...); err != nil {
+		if folded, err = prover.FoldC(ctx, params, shape, opts...); err != nil {
 			return nil, nil, false, fmt.Errorf("bench: --fold-c: %w", err)
 		}
 		return folded, nil, true, nil
@@ -96,12 +97,12 @@ func foldBenchParams(params *prover.Parameters, shape *synth.Shape, path string,
 	_, err = os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && base != nil:
-		if err := prover.FoldParametersOverlay(base, shape, path, opts...); err != nil {
+		if err := prover.FoldParametersOverlay(ctx, base, shape, path, opts...); err != nil {
 			return nil, nil, false, fmt.Errorf("bench: --folded-params-file: %w", err)
 		}
 		made = true
 	case errors.Is(err, fs.ErrNotExist):
-		f, err := prover.FoldC(params, shape, opts...)
+		f, err := prover.FoldC(ctx, params, shape, opts...)
 		if err != nil {
 			return nil, nil, false, fmt.Errorf("bench: --fold-c: %w", err)
 		}

@@ -1,12 +1,13 @@
 // Command cuzkd is the cuzk proving daemon: it serves Curio's cuzk.v1.ProvingEngine gRPC service,
 // so a Curio node configured with [Cuzk] Address = "unix:///run/curio/cuzk.sock" sends its
-// SNARK work here. It proves PoRep C2, WinningPoSt and WindowPoSt on the GPUs it finds (the CPU
-// when none) with the parameters of the Filecoin parameter cache.
+// SNARK work here. It proves PoRep C2, WinningPoSt, WindowPoSt and SnapDeals on the GPUs it finds
+// (the CPU when none) with the parameters of the Filecoin parameter cache.
 //
 //	cuzkd [run] [--config /data/zk/cuzk.toml] [--listen unix:///run/curio/cuzk.sock] [--param-cache DIR] [--cpu-only] …
 //	cuzkd run --insecure-dev-params …   # INSECURE development parameters, 2 KiB sectors, tests and demos
 //	cuzkd status [--addr unix:///run/curio/cuzk.sock] [--json | --metrics]
 //	cuzkd check-config [--config FILE]
+//	cuzkd fold [--config FILE] [--fold-dir DIR] porep-32g …   # C folded into L, once per circuit
 //
 // See docs/daemon.md for the configuration keys and the metrics.
 package main
@@ -55,6 +56,7 @@ func commands() []command {
 		{"run", "serve the proving daemon until SIGINT or SIGTERM (the default command)", runDaemon},
 		{"status", "print GetStatus (or the metrics) of a running daemon", runStatus},
 		{"check-config", "check a configuration file and print the effective configuration", runCheckConfig},
+		{"fold", "fold C into L for circuits (an overlay beside their parameters file), for srs.fold_dir", runFold},
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -39,6 +40,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fake := fl.Bool("fake-backend", false, "prove with the fake backend: hash bytes, NOT valid proofs (for testing clients)")
 	var bf backendFlags
 	fl.StringVar(&bf.paramCache, "param-cache", "", "directory of the v28 .params/.vk files (overrides srs.param_cache and $"+paramcache.DirEnv+")")
+	fl.StringVar(&bf.foldDir, "fold-dir", "", "directory of the fold overlays that cuzkd fold makes (overrides srs.fold_dir)")
 	fl.BoolVar(&bf.cpuOnly, "cpu-only", false, "prove on the CPU even when GPUs are found")
 	fl.BoolVar(&bf.insecure, "insecure-dev-params", false, "INSECURE, for tests and demos: make each 2 KiB circuit's parameters with a development setup instead of reading files; its proofs verify only against those parameters and can be forged")
 	if err := fl.Parse(args); err != nil {
@@ -114,6 +116,7 @@ func closeBackend(b daemon.Backend, log *slog.Logger) {
 // backendFlags are the run flags that choose and configure the proving backend.
 type backendFlags struct {
 	paramCache string
+	foldDir    string
 	cpuOnly    bool
 	insecure   bool
 }
@@ -122,7 +125,8 @@ type backendFlags struct {
 // the GPUs that gpu.Load finds (gpus.devices selects ordinals; none found, or --cpu-only: the
 // CPU), reading parameters from the cache directory (--param-cache, else srs.param_cache when the
 // file sets it, else $FIL_PROOFS_PARAMETER_CACHE, else the default /data/zk/params) or, with
-// --insecure-dev-params, making INSECURE ones. A backend that is an io.Closer is closed after
+// --insecure-dev-params, making INSECURE ones; with the fold overlays of --fold-dir, else
+// srs.fold_dir, where there are. A backend that is an io.Closer is closed after
 // the daemon has shut down.
 func newBackend(cfg daemon.Config, fake bool, bf backendFlags, log *slog.Logger) (daemon.Backend, error) {
 	if fake {
@@ -141,6 +145,10 @@ func newBackend(cfg daemon.Config, fake bool, bf backendFlags, log *slog.Logger)
 		}
 		log.Info("parameters", "dir", dir)
 		opts = append(opts, enginebackend.WithParamCache(cache))
+		if fd := cmp.Or(bf.foldDir, cfg.SRS.FoldDir); fd != "" {
+			log.Info("fold overlays", "dir", fd)
+			opts = append(opts, enginebackend.WithFoldDir(fd))
+		}
 	}
 	devs, err := selectGPUs(cfg.GPUs.Devices, bf.cpuOnly, log)
 	if err != nil {

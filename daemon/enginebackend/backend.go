@@ -47,6 +47,7 @@ type config struct {
 	shiftH      gpu.ShiftTableMode
 	pairs       bool
 	cache       *paramcache.Cache
+	foldDir     string
 	insecure    bool
 	engineOpts  []engine.Option
 	log         *slog.Logger
@@ -92,6 +93,20 @@ func WithParamCache(c *paramcache.Cache) Option {
 			return errors.New("enginebackend: WithParamCache: nil cache")
 		}
 		cfg.cache = c
+		return nil
+	}
+}
+
+// WithFoldDir proves each circuit with C folded into L where dir holds the fold overlay of its
+// parameters file (proofs.ProofInfo.FoldParameters, `cuzkd fold`): the same proof bytes, one
+// transform fewer a partition. A circuit whose overlay is missing, damaged or folded from
+// another file is proved with its parameters alone, and the reason logged once a load.
+func WithFoldDir(dir string) Option {
+	return func(c *config) error {
+		if dir == "" {
+			return errors.New("enginebackend: WithFoldDir: empty directory")
+		}
+		c.foldDir = dir
 		return nil
 	}
 }
@@ -168,6 +183,10 @@ func New(opts ...Option) (*Backend, error) {
 	util.setClock(eng.Clock())
 	b := &Backend{cfg: cfg, gpus: gpus, eng: eng, util: util, inFlight: make(map[string]daemon.ProofKind)}
 	b.params = newParamStore(cfg.cache, cfg.insecure, gpus, cfg.log)
+	b.params.foldDir = cfg.foldDir
+	if cfg.insecure && cfg.foldDir != "" {
+		cfg.log.Warn("fold overlays are not used with INSECURE development parameters", "fold_dir", cfg.foldDir)
+	}
 	if cfg.insecure {
 		cfg.log.Warn("INSECURE development parameters: every circuit's parameters are made with devsetup.InsecureSetup; proofs verify only against them and can be forged. Never use for real sectors.")
 	}

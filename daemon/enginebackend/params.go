@@ -26,10 +26,12 @@ import (
 
 // paramStore holds each circuit's parameters, loaded once: concurrent requests for a circuit
 // being loaded wait for that load. Parameters from the cache stay in their file's mapping
-// (proofs.ProofInfo.OpenParameters), which the store closes once the circuit is dropped (evict,
-// close) and no proof holds a reference any longer.
+// (proofs.ProofInfo.OpenParameters), with the fold overlay of foldDir mapped over it when there
+// is one (proofs.ProofInfo.OpenFold), which the store closes once the circuit is
+// dropped (evict, close) and no proof holds a reference any longer.
 type paramStore struct {
 	cache    *paramcache.Cache
+	foldDir  string // where fold overlays are looked for; "" for none
 	insecure bool
 	gpus     []*gpu.ProverDevice
 	log      *slog.Logger
@@ -51,7 +53,9 @@ type paramEntry struct {
 	loaded   bool                     // the load has ended (ready is closed or about to be)
 	dropped  bool                     // no longer in entries: closed once refs is 0
 	file     *prover.MappedParameters // the mapping params are proved from; nil if INSECURE or closed
+	fold     *prover.MappedParameters // the fold overlay over file that params come from; nil if none
 	path     string                   // the file's path; "" if INSECURE
+	foldPath string                   // the overlay's path; "" if none
 }
 
 func newParamStore(c *paramcache.Cache, insecure bool, gpus []*gpu.ProverDevice, log *slog.Logger) *paramStore {
@@ -85,6 +89,17 @@ func representative(id string) (daemon.ProofKind, uint64, error) {
 		}
 	}
 	return 0, 0, fmt.Errorf("circuit %s: no registered proof of that size: %w", id, daemon.ErrUnsupported)
+}
+
+// CircuitProofInfo returns the registered proof type whose parameters file and circuit serve
+// circuit id ("porep-32g", "wpost-32g", …; daemon.CircuitID): the files and circuit of
+// FoldParameters and OpenFold for that circuit.
+func CircuitProofInfo(id string) (proofs.ProofInfo, error) {
+	k, rp, err := representative(id)
+	if err != nil {
+		return proofs.ProofInfo{}, err
+	}
+	return proofInfo(k, rp)
 }
 
 // acquire returns circuit id's parameters, loading them if needed, with a reference the caller
@@ -148,9 +163,13 @@ func (s *paramStore) closeUnusedLocked(e *paramEntry) {
 	if !e.dropped || !e.loaded || e.refs > 0 || e.file == nil {
 		return
 	}
-	f := e.file
-	e.file = nil
-	if err := f.Close(); err != nil {
+	f, fold := e.file, e.fold
+	e.file, e.fold = nil, nil
+	var err error
+	if fold != nil {
+		err = fold.Close()
+	}
+	if err = errors.Join(err, f.Close()); err != nil {
 		s.log.Warn("parameters not unmapped", "circuit", e.circuit, "err", err)
 		return
 	}
@@ -162,14 +181,19 @@ func (s *paramStore) closeUnusedLocked(e *paramEntry) {
 // off the curve), it drops e, so that the next request maps the file afresh (replaced, it is
 // checked again), and names the file in the error. Other errors are returned as they are.
 func (s *paramStore) badPoint(e *paramEntry, err error) error {
-	if _, bad := errors.AsType[*prover.DecodeError](err); !bad || e.path == "" {
+	de, bad := errors.AsType[*prover.DecodeError](err)
+	if !bad || e.path == "" {
 		return err
+	}
+	what, path := "parameters file", e.path
+	if e.foldPath != "" && de.Section == "l" { // L' is the overlay's
+		what, path = "fold overlay", e.foldPath
 	}
 	s.mu.Lock()
 	s.dropLocked(e)
 	s.mu.Unlock()
-	s.log.Warn("parameters file has a bad point; unloaded", "circuit", e.circuit, "file", e.path, "err", err)
-	return fmt.Errorf("parameters file %s: %w", e.path, err)
+	s.log.Warn(what+" has a bad point; unloaded", "circuit", e.circuit, "file", path, "err", err)
+	return fmt.Errorf("%s %s: %w", what, path, err)
 }
 
 // close drops every circuit: their mappings are closed now, or when the proofs holding them end.
@@ -186,10 +210,10 @@ func (s *paramStore) close() {
 // load others wait for. The file is decoded Unchecked: the cache has checked its digest against
 // the manifest (Checked would run the subgroup check on every point of every GPU upload).
 func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind, rp uint64) {
-	var file *prover.MappedParameters
+	var file, fold *prover.MappedParameters
 	defer func() {
 		s.mu.Lock()
-		e.loaded, e.file = true, file
+		e.loaded, e.file, e.fold = true, file, fold
 		s.closeUnusedLocked(e) // evicted while loading, and no one waits
 		s.mu.Unlock()
 		close(e.ready)
@@ -200,6 +224,10 @@ func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind
 	} else if file, e.err = pi.OpenParameters(context.Background(), s.cache, prover.Unchecked); e.err == nil {
 		e.params, _ = file.Parameters() // made by OpenParameters: no error
 		e.path = filepath.Join(s.cache.Dir(), pi.ParamsFile)
+		if fold = s.openFold(e.circuit, pi, file); fold != nil {
+			e.params, _ = fold.Parameters() // checked by OpenFold: no error
+			e.foldPath = filepath.Join(s.foldDir, pi.FoldFile())
+		}
 	}
 	if errors.Is(e.err, paramcache.ErrMissing) || errors.Is(e.err, paramcache.ErrDigest) {
 		e.err = fmt.Errorf("%w: %w", daemon.ErrNotReady, e.err)
@@ -210,7 +238,28 @@ func (s *paramStore) load(e *paramEntry, pi proofs.ProofInfo, k daemon.ProofKind
 		return
 	}
 	s.log.Info("parameters loaded", "circuit", e.circuit, "heap_bytes", engine.ParametersBytes(e.params),
-		"mapped", file != nil, "took", time.Since(start), "insecure", s.insecure)
+		"mapped", file != nil, "c_folded", fold != nil, "took", time.Since(start), "insecure", s.insecure)
+}
+
+// openFold maps the fold overlay of s.foldDir over file, pi's parameters, or returns nil (the
+// parameters are then proved alone): when s has no fold directory, and, logged with the reason
+// and what to do, when the overlay is missing, damaged or does not fit.
+func (s *paramStore) openFold(circuit string, pi proofs.ProofInfo, file *prover.MappedParameters) *prover.MappedParameters {
+	if s.foldDir == "" {
+		return nil
+	}
+	fold, err := pi.OpenFold(file, s.foldDir, prover.Unchecked)
+	switch {
+	case err == nil:
+		return fold
+	case errors.Is(err, proofs.ErrNoFold):
+		s.log.Warn("no fold overlay: proving without C folded into L", "circuit", circuit,
+			"file", filepath.Join(s.foldDir, pi.FoldFile()), "make_it_with", "cuzkd fold "+circuit)
+	default:
+		s.log.Warn("fold overlay not used: proving without C folded into L", "circuit", circuit, "err", err,
+			"make_it_again_with", "cuzkd fold "+circuit)
+	}
+	return nil
 }
 
 // insecureParams runs devsetup.InsecureSetup for the circuit of registered proof rp of kind k.

@@ -10,6 +10,7 @@ import (
 	"github.com/cuzk-go/cuzk/filecoin/post"
 	"github.com/cuzk-go/cuzk/filecoin/sector"
 	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/synth"
 )
 
 // Circuit names the Groth16 circuit a registered proof type is proved with.
@@ -60,7 +61,8 @@ type ProofInfo struct {
 	// paramcache and Filecoin's parameters.json name them.
 	ParamsFile, VKFile string
 
-	partitions int // PoRep's and EmptySectorUpdate's fixed partition count
+	partitions int                          // PoRep's and EmptySectorUpdate's fixed partition count
+	shape      func() (*synth.Shape, error) // the circuit's compiled shape (Shape)
 }
 
 // Partitions returns the number of partitions (of 192-byte Groth16 proofs) that proving
@@ -97,6 +99,7 @@ func SealProofInfo(p sector.RegisteredSealProof) (ProofInfo, error) {
 	return ProofInfo{
 		Circuit: PoRep, Name: p.String(), SectorSize: cfg.SectorSize, SectorsPerPartition: 1,
 		ParamsFile: cfg.ParamsFileName(), VKFile: cfg.VKFileName(), partitions: cfg.Partitions,
+		shape: func() (*synth.Shape, error) { return SealShape(p) },
 	}, nil
 }
 
@@ -113,6 +116,7 @@ func PoStProofInfo(p post.ProofType) (ProofInfo, error) {
 	return ProofInfo{
 		Circuit: c, Name: info.Name, SectorSize: info.SectorSize, SectorsPerPartition: sectors,
 		ParamsFile: info.ParamsFile(), VKFile: info.VKFile(),
+		shape: func() (*synth.Shape, error) { return PoStCircuitShape(p) },
 	}, nil
 }
 

@@ -25,6 +25,7 @@ func UpdateProofInfo(t update.ProofType) (ProofInfo, error) {
 	return ProofInfo{
 		Circuit: EmptySectorUpdate, Name: t.String(), SectorSize: t.SectorSize(), SectorsPerPartition: 1,
 		ParamsFile: p.ParamsFile(), VKFile: p.VKFile(), partitions: p.PartitionCount,
+		shape: func() (*synth.Shape, error) { return UpdateCircuitShape(t) },
 	}, nil
 }
 

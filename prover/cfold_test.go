@@ -225,7 +225,8 @@ func TestFoldWithDFT(t *testing.T) {
 }
 
 // TestFoldCancelled: a fold whose context ends as a stage starts stops with the context's error
-// (each core at most within the chunk of work it holds), and a fold overlay cancelled so leaves no file.
+// (each core at most within the chunk of work it holds), and a fold overlay cancelled so leaves
+// no file.
 func TestFoldCancelled(t *testing.T) {
 	c := cHeavy(fr.NewElement(5))
 	shape, params, _, base := mappedSetup(t, c)

@@ -91,6 +91,15 @@ func (b *backend) witnessDecode(int, uintptr, uint64, uint64, *uint64, unsafe.Po
 	return ErrNotLoaded
 }
 func (b *backend) frCopy(int, uintptr, uint64, uintptr, uint64, uint64) error { return ErrNotLoaded }
-func (b *backend) g1DFT(int, unsafe.Pointer, uint64, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) error {
+func (b *backend) g1DFT(int, unsafe.Pointer, uint64, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, *dftFlags) error {
 	return ErrNotLoaded
 }
+
+// dftFlags is what cuzk_g1_dft reports and reads (backend_cgo.go).
+type dftFlags struct {
+	stagesDone uint64
+	cancel     int32
+	_          int32
+}
+
+func newDFTFlags() (*dftFlags, func()) { return new(dftFlags), func() {} }

@@ -3,6 +3,8 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -20,8 +22,11 @@ const MaxLogG1DFT = 27
 // whose twiddle multiplications, ≈ n/2·(logN − 1) of them, use G1's endomorphism (128-bit
 // halves of each twiddle, split on the host). The call takes 304·n bytes of device memory (38 GiB
 // at 2^27) and 16·n of host memory and gives them back before it returns; it does not take the
-// kernel lock, so run it before the device proves.
-func (d *Device) G1DFT(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error) {
+// kernel lock, so run it before the device proves. progress, when not nil, is called with the
+// number of the logN butterfly stages done as they finish (polled every dftPoll). Cancelling ctx
+// stops the call before its next stage (seconds at 2^27) with ctx's error.
+func (d *Device) G1DFT(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element,
+	progress func(stages int)) ([]bls12381.G1Affine, error) {
 	if logN < 1 || logN > MaxLogG1DFT {
 		return nil, fmt.Errorf("gpu: g1 dft: log size %d outside [1, %d]", logN, MaxLogG1DFT)
 	}
@@ -37,9 +42,47 @@ func (d *Device) G1DFT(ctx context.Context, points []bls12381.G1Affine, logN int
 	if len(points) > 0 {
 		in = unsafe.Pointer(&points[0])
 	}
-	if err := d.lib.b.g1DFT(d.index, in, uint64(len(points)), logN, unsafe.Pointer(&omega), unsafe.Pointer(&scale),
-		unsafe.Pointer(&out[0])); err != nil {
+	flags, free := newDFTFlags()
+	defer free()
+	done := make(chan struct{})
+	watched := make(chan struct{})
+	go func() { // reports the stages and passes ctx's end on, until the call returns
+		defer close(watched)
+		tick := time.NewTicker(dftPoll)
+		defer tick.Stop()
+		reported := 0
+		report := func() {
+			if s := int(atomic.LoadUint64(&flags.stagesDone)); s > reported && progress != nil {
+				reported = s
+				progress(s)
+			}
+		}
+		for {
+			select {
+			case <-done:
+				report()
+				return
+			case <-ctx.Done():
+				atomic.StoreInt32(&flags.cancel, 1)
+				<-done
+				return
+			case <-tick.C:
+				report()
+			}
+		}
+	}()
+	err := d.lib.b.g1DFT(d.index, in, uint64(len(points)), logN, unsafe.Pointer(&omega), unsafe.Pointer(&scale),
+		unsafe.Pointer(&out[0]), flags)
+	close(done)
+	<-watched
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("gpu: g1 dft of 2^%d points: %w", logN, ctx.Err())
+		}
 		return nil, fmt.Errorf("gpu: g1 dft of 2^%d points: %w", logN, err)
 	}
 	return out, nil
 }
+
+// dftPoll is how often G1DFT looks at the stages done and at its context.
+const dftPoll = 250 * time.Millisecond

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -19,7 +20,7 @@ func TestG1DFTMatchesDefinition(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
 	for _, c := range g1DFTCases(t) {
-		got, err := d.G1DFT(ctx, c.points, c.logN, c.omega, c.scale)
+		got, err := d.G1DFT(ctx, c.points, c.logN, c.omega, c.scale, nil)
 		require.NoError(t, err, c.name)
 		want := g1DFTDefinition(c.points, 1<<c.logN, c.omega, c.scale)
 		for j := range want {
@@ -28,12 +29,42 @@ func TestG1DFTMatchesDefinition(t *testing.T) {
 	}
 	var one fr.Element
 	one.SetOne()
-	_, err := d.G1DFT(ctx, nil, 0, one, one)
+	_, err := d.G1DFT(ctx, nil, 0, one, one, nil)
 	require.ErrorContains(t, err, "outside [1, 27]")
-	_, err = d.G1DFT(ctx, nil, MaxLogG1DFT+1, one, one)
+	_, err = d.G1DFT(ctx, nil, MaxLogG1DFT+1, one, one, nil)
 	require.ErrorContains(t, err, "outside [1, 27]")
-	_, err = d.G1DFT(ctx, make([]bls12381.G1Affine, 5), 2, one, one)
+	_, err = d.G1DFT(ctx, make([]bls12381.G1Affine, 5), 2, one, one, nil)
 	require.ErrorContains(t, err, "5 points for a transform of 4")
+}
+
+// TestG1DFTProgressAndCancel: a transform of 2^20 points (seconds) reports its stages in
+// increasing order up to all 20; one whose context is cancelled at its first report stops before
+// its last stage with the context's error.
+func TestG1DFTProgressAndCancel(t *testing.T) {
+	d := testDevice(t)
+	const logN = 20
+	pts := make([]bls12381.G1Affine, 1<<logN)
+	_, _, g, _ := bls12381.Generators()
+	for i := range pts {
+		pts[i] = g
+	}
+	omega, err := fft.Generator(1 << logN)
+	require.NoError(t, err)
+	var one fr.Element
+	one.SetOne()
+	var stages []int
+	_, err = d.G1DFT(t.Context(), pts, logN, omega, one, func(s int) { stages = append(stages, s) })
+	require.NoError(t, err)
+	require.NotEmpty(t, stages)
+	require.True(t, slices.IsSorted(stages), "%v", stages)
+	require.Equal(t, logN, stages[len(stages)-1])
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stages = nil
+	_, err = d.G1DFT(ctx, pts, logN, omega, one, func(s int) { stages = append(stages, s); cancel() })
+	require.ErrorIs(t, err, context.Canceled)
+	require.Less(t, stages[len(stages)-1], logN, "stopped before its last stage")
 }
 
 // TestFoldCOnDevice folds C into L with the device's transform (prover.FoldWithDFT) and on the
@@ -80,7 +111,7 @@ func BenchmarkG1DFT(b *testing.B) {
 			scale.Inverse(&scale)
 			b.ResetTimer()
 			for range b.N {
-				if _, err := d.G1DFT(ctx, pts, logN, omega, scale); err != nil {
+				if _, err := d.G1DFT(ctx, pts, logN, omega, scale, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

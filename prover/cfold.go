@@ -60,8 +60,11 @@ var ErrFold = errors.New("prover: fold C into L")
 
 // G1DFT computes out[j] = scale·Σ_i ω^(ij)·x_i for j < 2^logN, x the points followed by the point
 // at infinity, ω = omega of order 2^logN: the transform over points that FoldC needs, which a
-// device may compute (gpu.Device.G1DFT) instead of the CPU.
-type G1DFT func(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error)
+// device may compute (gpu.Device.G1DFT) instead of the CPU. It calls progress, when not nil, with
+// the number of its logN butterfly stages done as they finish (one call at a time), and stops
+// with ctx's error.
+type G1DFT func(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element,
+	progress func(stages int)) ([]bls12381.G1Affine, error)
 
 // FoldOption configures FoldC and FoldParametersOverlay.
 type FoldOption func(*foldConfig)
@@ -180,8 +183,8 @@ func foldPoints(ctx context.Context, shape *synth.Shape, h []bls12381.G1Affine, 
 
 // foldedH returns G_j·(−z⁻¹) for j < m (the comment at the top of this file): H's points, the
 // missing H_{m−1} as the point at infinity, transformed with ω⁻¹ and scaled by −z⁻¹/m, z the
-// quotient's g^m − 1; by cfg's dft when given, else on the CPU reporting the stage "H transform"
-// to cfg's progress.
+// quotient's g^m − 1; by cfg's dft when given, else on the CPU, reporting the stage "H
+// transform" to cfg's progress.
 func foldedH(ctx context.Context, h []bls12381.G1Affine, m int, cfg *foldConfig) ([]bls12381.G1Affine, error) {
 	omega, err := fft.Generator(uint64(m))
 	if err != nil {
@@ -199,21 +202,26 @@ func foldedH(ctx context.Context, h []bls12381.G1Affine, m int, cfg *foldConfig)
 	mInv.Inverse(&mInv)
 	scale.Mul(&scale, &mInv)
 	logM := bits.TrailingZeros(uint(m))
+	prog := cfg.start("H transform", int64(m/2*logM+m)) // the butterflies, then the scale
 	if cfg.dft != nil {
-		g, err := cfg.dft(ctx, h, logM, omegaInv, scale)
+		reported := 0
+		g, err := cfg.dft(ctx, h, logM, omegaInv, scale, func(stages int) {
+			prog.add(int64(stages-reported) * int64(m/2))
+			reported = stages
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%w: transform of H's points: %w", ErrFold, err)
 		}
 		if len(g) != m {
 			return nil, fmt.Errorf("%w: transform of H's points: %d points, want %d", ErrFold, len(g), m)
 		}
+		prog.add(int64(logM-reported)*int64(m/2) + int64(m))
 		return g, nil
 	}
 	x := make([]bls12381.G1Jac, m)
 	for i := range h {
 		x[i].FromAffine(&h[i])
 	}
-	prog := cfg.start("H transform", int64(m/2*logM+m)) // the butterflies, then the scale
 	if err := g1DFT(ctx, x, omegaInv, prog); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFold, err)
 	}

@@ -184,15 +184,16 @@ func TestFoldWithProgress(t *testing.T) {
 	require.Equal(t, m/2*int64(bits.TrailingZeros64(uint64(m)))+m, got[0].total)
 }
 
-// TestFoldWithDFT: a transform given with FoldWithDFT (here the definition, point by point)
-// folds to the same parameters as the CPU's; its error and a result of the wrong length are
-// refused with errors that say so.
+// TestFoldWithDFT: a transform given with FoldWithDFT (here the definition, point by point,
+// reporting its stages) folds to the same parameters as the CPU's, its stages reported as the
+// fold's "H transform" up to its total; its error and a result of the wrong length are refused
+// with errors that say so.
 func TestFoldWithDFT(t *testing.T) {
 	c := cHeavy(fr.NewElement(9))
 	shape, params := setupFor(t, c)
 	want, err := prover.FoldC(t.Context(), params, shape)
 	require.NoError(t, err)
-	definition := func(_ context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element) ([]bls12381.G1Affine, error) {
+	definition := func(_ context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element, progress func(int)) ([]bls12381.G1Affine, error) {
 		n := 1 << logN
 		out := make([]bls12381.G1Jac, n)
 		for j := range n {
@@ -206,19 +207,30 @@ func TestFoldWithDFT(t *testing.T) {
 				out[j].AddAssign(&term)
 			}
 		}
+		progress(1)
+		progress(logN - 1) // the last stage is left to the fold's end
 		return bls12381.BatchJacobianToAffineG1(out), nil
 	}
-	got, err := prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(definition))
+	var done []int64
+	got, err := prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(definition),
+		prover.FoldWithProgress(func(stage string, d, total int64) {
+			if stage == "H transform" {
+				done = append(done, d)
+			}
+		}))
 	require.NoError(t, err)
+	m := int64(shape.DomainSize())
+	logM := int64(bits.TrailingZeros64(uint64(m)))
+	require.Equal(t, []int64{0, m / 2, (logM - 1) * m / 2, logM*m/2 + m}, done)
 	require.Equal(t, want.L, got.L)
 	require.Equal(t, want.CFold, got.CFold)
 
-	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(context.Context, []bls12381.G1Affine, int, fr.Element, fr.Element) ([]bls12381.G1Affine, error) {
+	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(context.Context, []bls12381.G1Affine, int, fr.Element, fr.Element, func(int)) ([]bls12381.G1Affine, error) {
 		return nil, errors.New("device lost")
 	}))
 	require.ErrorIs(t, err, prover.ErrFold)
 	require.ErrorContains(t, err, "device lost")
-	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(_ context.Context, p []bls12381.G1Affine, logN int, w, s fr.Element) ([]bls12381.G1Affine, error) {
+	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(_ context.Context, p []bls12381.G1Affine, logN int, w, s fr.Element, _ func(int)) ([]bls12381.G1Affine, error) {
 		return p, nil
 	}))
 	require.ErrorContains(t, err, "want")

@@ -264,9 +264,13 @@ CUZK_API cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t *fb, const void *scala
  * (fr.Elements, Montgomery form, host memory); out receives 2^log_n affine points (infinity as
  * (0, 0)) in host memory. Memory taken for the call and freed before it returns: 304·2^log_n
  * bytes of device memory (38 GiB at 2^27), outside the memory pool, and 16·2^log_n bytes of host
- * memory for the twiddles. A one-time step of prover.FoldC. */
+ * memory for the twiddles. A one-time step of prover.FoldC. When stages_done is not NULL the
+ * call stores in it (atomically) how many of the log_n butterfly stages have finished, as they
+ * do; when cancel is not NULL it reads it (atomically) before each stage and stops with
+ * CUZK_ERR_INVALID ("cancelled") once it is nonzero. Both may be written and read by other
+ * threads during the call. */
 CUZK_API cuzk_error_t cuzk_g1_dft(int32_t dev, const void *points, uint64_t n, uint32_t log_n, const void *omega,
-                                  const void *scale, void *out);
+                                  const void *scale, void *out, uint64_t *stages_done, const int32_t *cancel);
 
 
 /* ---- Device-resident constraint matrices and compact witnesses ----------

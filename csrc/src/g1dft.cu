@@ -20,7 +20,7 @@ struct dmem_t {
 };
 
 void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* omega, const void* scale,
-            void* out) {
+            void* out, uint64_t* stages_done, const int32_t* cancel) {
   require(log_n >= 1 && log_n <= 27, "g1 dft: log size " + std::to_string(log_n) + " outside [1, 27]");
   const uint64_t n = 1ull << log_n;
   require(n_in <= n, "g1 dft: " + std::to_string(n_in) + " points for a transform of " + std::to_string(n));
@@ -41,9 +41,14 @@ void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* 
     upload_pageable(tw.p, twiddles.data(), half * sizeof(dft_glv_t), st);
     dft_load<<<fb_blocks(n), FB_THREADS, 0, st>>>(aff.p, n_in, x.p, log_n);
     CUZK_LAUNCHED();
+    // A stage at a time, waited for, so that the caller sees the stages finish and can stop
+    // the call between two (a stage of 2^26 butterflies takes seconds; a wait, microseconds).
     for (uint32_t h = 0; h < log_n; h++) {
+      require(cancel == nullptr || __atomic_load_n(cancel, __ATOMIC_RELAXED) == 0, "g1 dft: cancelled");
       dft_stage<<<fb_blocks(half), FB_THREADS, 0, st>>>(x.p, tw.p, log_n, h);
       CUZK_LAUNCHED();
+      st.sync();
+      if (stages_done != nullptr) __atomic_store_n(stages_done, uint64_t(h + 1), __ATOMIC_RELAXED);
     }
     dft_scale<<<fb_blocks(n), FB_THREADS, 0, st>>>(x.p, n, dft_split(s.from_mont()));
     CUZK_LAUNCHED();

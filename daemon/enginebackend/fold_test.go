@@ -18,11 +18,12 @@ import (
 	"github.com/cuzk-go/cuzk/prover"
 )
 
-// TestFoldDir: a daemon with a fold directory proves a WindowPoSt partition from a parameters
-// file with its fold overlay mapped over it (proofs.ProofInfo.FoldParameters made it), and the
-// proof verifies with the file's key; with no overlay there, a damaged one, or one whose proofs
-// fail the self-check, it proves with the parameters alone and logs why and what to do.
-func TestFoldDir(t *testing.T) {
+// TestFoldDirOverGRPC: a daemon with a fold directory proves a WindowPoSt partition from a
+// parameters file with its fold overlay mapped over it (proofs.ProofInfo.FoldParameters made it),
+// and the proof verifies with the file's key; with no overlay there, a damaged one, or one whose
+// proofs fail the self-check, it proves with the parameters alone and logs why and what to do.
+// The fold takes ≈ 10 s on 2 cores: -short runs the case without an overlay alone.
+func TestFoldDirOverGRPC(t *testing.T) {
 	ctx := t.Context()
 	const pt = post.StackedDrgWindow2KiBV1_1
 	pi, err := proofs.PoStProofInfo(pt)
@@ -64,6 +65,9 @@ func TestFoldDir(t *testing.T) {
 	}
 
 	t.Run("none", func(t *testing.T) { prove(t, "no fold overlay") })
+	if testing.Short() {
+		return
+	}
 	fold, err := pi.FoldParameters(ctx, cache, dir)
 	require.NoError(t, err)
 	t.Run("folded", func(t *testing.T) { prove(t, "c_folded=true") })

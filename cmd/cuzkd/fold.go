@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 )
 
 // runFold makes the fold overlays of the circuits named on the command line, one after the
-// other, in the fold directory (--fold-dir, else srs.fold_dir), from the parameters of the
+// other, in the fold directory (--fold-dir, else srs.fold_dir; made if missing), from the parameters of the
 // cache directory chosen as `run` chooses it. An overlay that already opens over its
 // parameters file and fits its circuit is kept unless --force. Progress goes to stderr;
 // SIGINT or SIGTERM stops the fold under way, which leaves no file.
@@ -83,6 +84,9 @@ flags:
 		}
 	default:
 		return fmt.Errorf("fold: --device %q: want auto, cpu or gpu", *device)
+	}
+	if err := os.MkdirAll(cfg.SRS.FoldDir, 0o755); err != nil {
+		return fmt.Errorf("fold: %w", err)
 	}
 	dir := paramCacheDir(cfg, *paramDir)
 	cache, err := paramcache.Open(paramcache.WithDir(dir))

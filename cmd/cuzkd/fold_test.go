@@ -36,11 +36,15 @@ func TestFoldCommandLine(t *testing.T) {
 	}
 }
 
-// TestFoldCircuit: foldCircuit makes a circuit's overlay from the parameters of the cache (the
+// TestFoldCircuitEndToEnd: foldCircuit makes a circuit's overlay from the parameters of the cache (the
 // daemon's WindowPoSt 2 KiB circuit, INSECURE parameters listed in the cache's manifest), keeps
 // one that fits on the next call, folds again with force or when the overlay does not open, and
-// the overlay opens over the parameters for the circuit.
-func TestFoldCircuit(t *testing.T) {
+// the overlay opens over the parameters for the circuit. Its two folds take ≈ 20 s on 2 cores:
+// -short skips it.
+func TestFoldCircuitEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two folds of 2^15 points: ≈ 20 s on 2 cores")
+	}
 	ctx := context.Background()
 	const id = "wpost-2k"
 	pi, err := enginebackend.CircuitProofInfo(id)

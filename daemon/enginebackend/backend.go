@@ -311,17 +311,36 @@ func (b *Backend) Prove(ctx context.Context, req *daemon.Request) (*daemon.Resul
 		}
 	}
 
-	start := time.Now()
-	p, loaded, err := b.params.acquire(ctx, req.Circuit(), pi, req.Kind, req.RegisteredProof)
+	res, folded, err := b.prove(ctx, req, pi, o)
+	if err != nil && folded && errors.Is(err, engine.ErrSelfCheck) {
+		// The fold overlay gave a proof that does not verify (its L' is not the fold of this
+		// file for this circuit, though its header says so): the store has set it aside, and
+		// the job is proved again with the parameters alone.
+		res, _, err = b.prove(ctx, req, pi, o)
+	}
 	if err != nil {
 		return nil, err
 	}
+	res.Partitions = len(res.Proof) / prover.ProofSize
+	return res, nil
+}
+
+// prove proves req with its circuit's parameters (loading them if needed) and reports whether
+// they were folded. A bad point fails the proof and unloads the circuit (paramStore.badPoint); a
+// proof with folded parameters that fails the engine's self-check sets their overlay aside
+// (paramStore.rejectFold) and unloads the circuit.
+func (b *Backend) prove(ctx context.Context, req *daemon.Request, pi proofs.ProofInfo, o *c1.SealCommitPhase1Output) (*daemon.Result, bool, error) {
+	start := time.Now()
+	p, loaded, err := b.params.acquire(ctx, req.Circuit(), pi, req.Kind, req.RegisteredProof)
+	if err != nil {
+		return nil, false, err
+	}
 	defer b.params.release(p)
+	folded := p.fold != nil
 	res := &daemon.Result{}
 	if loaded {
 		res.SRSLoad = time.Since(start)
 	}
-
 	switch req.Kind {
 	case daemon.PoRepSealCommit:
 		res.Proof, err = proofs.SealCommitPhase2Output(ctx, o, req.SectorNumber, req.MinerID,
@@ -346,9 +365,11 @@ func (b *Backend) Prove(ctx context.Context, req *daemon.Request) (*daemon.Resul
 		res.Proof, err = proofs.GenerateEmptySectorUpdateProofWithVanilla(ctx, b.eng, p.params,
 			update.ProofType(req.RegisteredProof), rOld, rNew, dNew, req.VanillaProofs)
 	}
-	if err != nil {
-		return nil, b.params.badPoint(p, err)
+	if err != nil && folded && errors.Is(err, engine.ErrSelfCheck) {
+		return nil, true, b.params.rejectFold(p, err)
 	}
-	res.Partitions = len(res.Proof) / prover.ProofSize
-	return res, nil
+	if err != nil {
+		return nil, folded, b.params.badPoint(p, err)
+	}
+	return res, folded, nil
 }

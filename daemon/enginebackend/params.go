@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -36,8 +37,25 @@ type paramStore struct {
 	gpus     []*gpu.ProverDevice
 	log      *slog.Logger
 
-	mu      sync.Mutex
-	entries map[string]*paramEntry // by circuit id
+	mu       sync.Mutex
+	entries  map[string]*paramEntry // by circuit id
+	rejected map[string]fileStamp   // fold overlays set aside (rejectFold), by path
+}
+
+// fileStamp is a file's size and modification time: a file set aside is passed over while it
+// keeps them, and tried again once it is written anew.
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// stampOf returns path's fileStamp; ok is false when it cannot be read.
+func stampOf(path string) (st fileStamp, ok bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}, false
+	}
+	return fileStamp{fi.Size(), fi.ModTime()}, true
 }
 
 // paramEntry is one circuit's parameters. params and err are set before ready is closed.
@@ -59,7 +77,8 @@ type paramEntry struct {
 }
 
 func newParamStore(c *paramcache.Cache, insecure bool, gpus []*gpu.ProverDevice, log *slog.Logger) *paramStore {
-	return &paramStore{cache: c, insecure: insecure, gpus: gpus, log: log, entries: make(map[string]*paramEntry)}
+	return &paramStore{cache: c, insecure: insecure, gpus: gpus, log: log, entries: make(map[string]*paramEntry),
+		rejected: make(map[string]fileStamp)}
 }
 
 // representative returns the registered proof whose parameters serve circuit id (kind and sector
@@ -196,6 +215,22 @@ func (s *paramStore) badPoint(e *paramEntry, err error) error {
 	return fmt.Errorf("%s %s: %w", what, path, err)
 }
 
+// rejectFold handles err, the error of a proof with e's folded parameters that failed the
+// engine's self-check: the overlay's header matched, yet its L' does not prove. It sets the
+// overlay aside until its file changes (cuzkd fold --force writes it anew), drops e so that the
+// next request loads the parameters without it, and returns err naming the overlay.
+func (s *paramStore) rejectFold(e *paramEntry, err error) error {
+	s.mu.Lock()
+	if st, ok := stampOf(e.foldPath); ok {
+		s.rejected[e.foldPath] = st
+	}
+	s.dropLocked(e)
+	s.mu.Unlock()
+	s.log.Error("fold overlay set aside: a proof with it failed the self-check; proving without it",
+		"circuit", e.circuit, "file", e.foldPath, "err", err, "make_it_again_with", "cuzkd fold --force "+e.circuit)
+	return fmt.Errorf("fold overlay %s: %w", e.foldPath, err)
+}
+
 // close drops every circuit: their mappings are closed now, or when the proofs holding them end.
 func (s *paramStore) close() {
 	s.mu.Lock()
@@ -248,13 +283,22 @@ func (s *paramStore) openFold(circuit string, pi proofs.ProofInfo, file *prover.
 	if s.foldDir == "" {
 		return nil
 	}
+	path := filepath.Join(s.foldDir, pi.FoldFile())
+	s.mu.Lock()
+	was, rejected := s.rejected[path]
+	s.mu.Unlock()
+	if st, ok := stampOf(path); rejected && ok && st.size == was.size && st.mod.Equal(was.mod) {
+		s.log.Warn("fold overlay set aside after a failed self-check: proving without C folded into L", "circuit", circuit,
+			"file", path, "make_it_again_with", "cuzkd fold --force "+circuit)
+		return nil
+	}
 	fold, err := pi.OpenFold(file, s.foldDir, prover.Unchecked)
 	switch {
 	case err == nil:
 		return fold
 	case errors.Is(err, proofs.ErrNoFold):
 		s.log.Warn("no fold overlay: proving without C folded into L", "circuit", circuit,
-			"file", filepath.Join(s.foldDir, pi.FoldFile()), "make_it_with", "cuzkd fold "+circuit)
+			"file", path, "make_it_with", "cuzkd fold "+circuit)
 	default:
 		s.log.Warn("fold overlay not used: proving without C folded into L", "circuit", circuit, "err", err,
 			"make_it_again_with", "cuzkd fold "+circuit)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,11 +14,30 @@ import (
 	"github.com/cuzk-go/cuzk/prover"
 )
 
-// TestFoldedParameters: a WindowPoSt partition's parameters folded into an overlay
-// (FoldParameters) and mapped over their file (OpenFold) prove a WindowPoSt that
-// verifies with the file's key. A missing overlay wraps ErrNoFold; a damaged one is refused
-// naming its file.
-func TestFoldedParameters(t *testing.T) {
+// TestOpenFoldMissing: OpenFold of a directory without the type's overlay wraps ErrNoFold and
+// names the file it looked for, ParamsFile with ".params" replaced.
+func TestOpenFoldMissing(t *testing.T) {
+	pi, path := insecureParamsFile(t, post.StackedDrgWindow2KiBV1_1)
+	base, err := pi.OpenParameters(t.Context(), cacheOf(t, pi, path), prover.Unchecked)
+	require.NoError(t, err)
+	defer base.Close()
+	dir := t.TempDir()
+	_, err = pi.OpenFold(base, dir, prover.Unchecked)
+	require.ErrorIs(t, err, ErrNoFold)
+	want := strings.TrimSuffix(pi.ParamsFile, ".params") + ".cuzk-fold"
+	require.Equal(t, want, pi.FoldFile())
+	require.ErrorContains(t, err, filepath.Join(dir, want))
+}
+
+// TestFoldedParametersEndToEnd: a WindowPoSt partition's parameters folded into an overlay
+// (FoldParameters) and mapped over their file (OpenFold) prove a WindowPoSt that verifies with
+// the file's key. A missing overlay wraps ErrNoFold; a damaged one is refused naming its file.
+// The fold takes ≈ 10 s on 2 cores: -short skips it (TestOpenFoldMissing and prover's fold
+// tests run instead).
+func TestFoldedParametersEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fold of 2^15 points: ≈ 10 s on 2 cores")
+	}
 	ctx := context.Background()
 	const pt = post.StackedDrgWindow2KiBV1_1
 	pi, path := insecureParamsFile(t, pt)

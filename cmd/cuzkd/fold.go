@@ -14,6 +14,7 @@ import (
 	"github.com/cuzk-go/cuzk/daemon/enginebackend"
 	"github.com/cuzk-go/cuzk/filecoin/paramcache"
 	"github.com/cuzk-go/cuzk/filecoin/proofs"
+	"github.com/cuzk-go/cuzk/gpu"
 	"github.com/cuzk-go/cuzk/internal/progress"
 	"github.com/cuzk-go/cuzk/prover"
 )
@@ -129,6 +130,10 @@ func foldCircuit(ctx context.Context, id string, pi proofs.ProofInfo, cache *par
 	stages := progress.NewStages(stderr)
 	path, err := pi.FoldParameters(ctx, cache, dir, append(opts, prover.FoldWithProgress(stages.Report))...)
 	stages.Done()
+	if errors.Is(err, gpu.ErrOutOfMemory) {
+		return fmt.Errorf("fold %s: %w (the GPU's transform takes 304 bytes of device memory a point of H, "+
+			"38 GiB at porep-32g: run it while the daemon does not prove on that GPU, or pass --device cpu)", id, err)
+	}
 	if err != nil {
 		return fmt.Errorf("fold %s: %w", id, err)
 	}

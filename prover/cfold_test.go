@@ -271,3 +271,44 @@ func TestFoldCancelled(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, entries, "no overlay, no temporary file")
 }
+
+// TestFoldedIdentity: parameters with C folded into L have an identity of their own even where
+// every point the identity reads is the unfolded parameters' (the first and last aux variables
+// are booleans, absent from C, so L' starts and ends as L does), on the heap and through a fold
+// overlay alike; a device keeping points by identity then never serves one's L for the other.
+func TestFoldedIdentity(t *testing.T) {
+	c := funcCircuit(func(cs *synth.CS) error {
+		x, y := fr.NewElement(3), fr.NewElement(5)
+		var xy fr.Element
+		xy.Mul(&x, &y)
+		boolean := func(v synth.Variable) { // v·(1 − v) = 0: v is not in C
+			cs.Enforce("boolean", synth.V(v), synth.LC{}.Add(synth.One).Sub(v), synth.LC{})
+		}
+		first := cs.Alloc(fr.One())
+		boolean(first)
+		a, b, p := cs.Alloc(x), cs.Alloc(y), cs.Alloc(xy)
+		cs.Enforce("product", synth.V(a), synth.V(b), synth.V(p))
+		last := cs.Alloc(fr.Element{})
+		boolean(last)
+		return nil
+	})
+	shape, params, _, base := mappedSetup(t, c)
+	folded, err := prover.FoldC(t.Context(), params, shape)
+	require.NoError(t, err)
+	n := len(params.L)
+	require.Equal(t, params.L[0], folded.L[0], "the first aux variable is not in C")
+	require.Equal(t, params.L[n-1], folded.L[n-1], "the last aux variable is not in C")
+	require.NotEqual(t, params.Identity(), folded.Identity())
+
+	path := filepath.Join(t.TempDir(), "c.fold")
+	require.NoError(t, prover.FoldParametersOverlay(t.Context(), base, shape, path))
+	m, err := prover.OpenFoldOverlay(base, path, prover.Unchecked)
+	require.NoError(t, err)
+	defer m.Close()
+	overlay, err := m.Parameters()
+	require.NoError(t, err)
+	baseParams, err := base.Parameters()
+	require.NoError(t, err)
+	require.NotEqual(t, baseParams.Identity(), overlay.Identity())
+	require.Equal(t, folded.Identity(), overlay.Identity())
+}

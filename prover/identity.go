@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"hash"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -12,9 +13,10 @@ import (
 
 // Identity returns the identity under which devices keep p's points resident: p.ID when set,
 // else "sha256:" and the hex SHA-256 of the verifying key's bellperson encoding, the five
-// sections' lengths and each section's first and last point. Two setups differ in δ with
-// overwhelming probability, so reading the same parameters file twice gives one identity and
-// one upload; set ID to name parameters explicitly.
+// sections' lengths and each section's first and last point, and for parameters with C folded
+// into L the fold (writeFoldIdentity). Two setups differ in δ with overwhelming probability, so
+// reading the same parameters file twice gives one identity and one upload; set ID to name
+// parameters explicitly.
 func (p *Parameters) Identity() string {
 	if p.ID != "" {
 		return p.ID
@@ -49,7 +51,24 @@ func (p *Parameters) Identity() string {
 			h.Write(b[:])
 		}
 	}
+	writeFoldIdentity(h, p.CFold)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// writeFoldIdentity adds fold f (nil: none, nothing written) to an identity's hash: the circuit's
+// digest and the inputs' points. Folded parameters may share every point the identity reads with
+// the parameters they were folded from (L'_k = L_k for an aux variable k absent from C, as a
+// boolean's is), so without it a device would keep one of the two L for both.
+func writeFoldIdentity(h hash.Hash, f *CFold) {
+	if f == nil {
+		return
+	}
+	h.Write([]byte("C folded into L"))
+	h.Write(f.Circuit[:])
+	for i := range f.Inputs {
+		b := f.Inputs[i].RawBytes()
+		h.Write(b[:])
+	}
 }
 
 // SRS returns p's point arrays under its identity, for primitive.Device.Resident; for mapped

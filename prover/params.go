@@ -630,5 +630,6 @@ func (m *MappedParameters) Identity() (string, error) {
 			}
 		}
 	}
+	writeFoldIdentity(h, m.fold)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -366,7 +366,7 @@ func (b *Backend) prove(ctx context.Context, req *daemon.Request, pi proofs.Proo
 			update.ProofType(req.RegisteredProof), rOld, rNew, dNew, req.VanillaProofs)
 	}
 	if err != nil && folded && errors.Is(err, engine.ErrSelfCheck) {
-		return nil, true, b.params.rejectFold(p, err)
+		return nil, true, b.params.rejectFold(ctx, p, err)
 	}
 	if err != nil {
 		return nil, folded, b.params.badPoint(p, err)

@@ -218,8 +218,10 @@ func (s *paramStore) badPoint(e *paramEntry, err error) error {
 // rejectFold handles err, the error of a proof with e's folded parameters that failed the
 // engine's self-check: the overlay's header matched, yet its L' does not prove. It sets the
 // overlay aside until its file changes (cuzkd fold --force writes it anew), drops e so that the
-// next request loads the parameters without it, and returns err naming the overlay.
-func (s *paramStore) rejectFold(e *paramEntry, err error) error {
+// next request loads the parameters without it, frees the folded points on the GPUs (once no
+// partition uses them; ctx's cancellation is not heeded) so that the parameters alone find their
+// room, and returns err naming the overlay.
+func (s *paramStore) rejectFold(ctx context.Context, e *paramEntry, err error) error {
 	s.mu.Lock()
 	if st, ok := stampOf(e.foldPath); ok {
 		s.rejected[e.foldPath] = st
@@ -228,6 +230,11 @@ func (s *paramStore) rejectFold(e *paramEntry, err error) error {
 	s.mu.Unlock()
 	s.log.Error("fold overlay set aside: a proof with it failed the self-check; proving without it",
 		"circuit", e.circuit, "file", e.foldPath, "err", err, "make_it_again_with", "cuzkd fold --force "+e.circuit)
+	for _, g := range s.gpus {
+		if eerr := g.Evict(context.WithoutCancel(ctx), e.params.Identity()); eerr != nil {
+			s.log.Warn("folded parameters not freed on the GPU", "circuit", e.circuit, "gpu", g.Name(), "err", eerr)
+		}
+	}
 	return fmt.Errorf("fold overlay %s: %w", e.foldPath, err)
 }
 

@@ -121,7 +121,9 @@ CUZK_HD uint64_t dft_rev(uint64_t i, uint32_t log_n) {
 }
 
 // dft_mul sets p = (k1 + k2·λ)·p = k1·p + k2·φ(p): joint double-and-add over 128 bits, adding p,
-// φ(p) or p + φ(p) by the bits of k1 and k2.
+// φ(p) or p + φ(p) by the bits of k1 and k2. The addend is chosen first and added by one call,
+// so that a warp whose threads hold different scalars (the transform's last five stages) runs
+// one addition a bit, not one for each of the three addends its threads need.
 CUZK_HD void dft_mul(g1_xyzz_t& p, const dft_glv_t& k) {
   const g1_xyzz_t a = p;
   g1_xyzz_t b = p;
@@ -132,13 +134,8 @@ CUZK_HD void dft_mul(g1_xyzz_t& p, const dft_glv_t& k) {
   for (int i = 127; i >= 0; i--) {
     p.dbl();
     const bool b1 = (k.k1[i >> 6] >> (i & 63)) & 1, b2 = (k.k2[i >> 6] >> (i & 63)) & 1;
-    if (b1 && b2) {
-      p.add(ab);
-    } else if (b1) {
-      p.add(a);
-    } else if (b2) {
-      p.add(b);
-    }
+    const g1_xyzz_t& q = b1 ? (b2 ? ab : a) : b;
+    if (b1 || b2) p.add(q);
   }
 }
 

@@ -30,7 +30,8 @@ func runFold(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 Folds C into L for each circuit id (porep-32g, wpost-32g, winning-32g, snap-32g, …): an overlay
 of L' beside the parameters file (12 GiB at a 32 GiB PoRep), with which the daemon proves the
-same proof bytes with one transform fewer a partition once srs.fold_dir names its directory.
+same proof bytes with C folded into L (one transform fewer a partition on the CPU) once
+srs.fold_dir names its directory.
 The fold is an inverse transform over H's points: seconds for 2 KiB circuits, hours on the CPU
 at 32 GiB; it holds about 55 GiB of host memory at a 32 GiB PoRep, so run it while the daemon is
 not proving.

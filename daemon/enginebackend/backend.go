@@ -99,7 +99,7 @@ func WithParamCache(c *paramcache.Cache) Option {
 
 // WithFoldDir proves each circuit with C folded into L where dir holds the fold overlay of its
 // parameters file (proofs.ProofInfo.FoldParameters, `cuzkd fold`): the same proof bytes, one
-// transform fewer a partition. A circuit whose overlay is missing, damaged or folded from
+// transform fewer a partition on the CPU. A circuit whose overlay is missing, damaged or folded from
 // another file is proved with its parameters alone, and the reason logged once a load.
 func WithFoldDir(dir string) Option {
 	return func(c *config) error {

@@ -70,7 +70,8 @@ var ErrNoFold = errors.New("no fold overlay")
 // OpenFold maps the fold overlay dir/FoldFile() over base, pi's parameters file mapped from the
 // cache (OpenParameters), and checks that it was folded from that file for pi's circuit
 // (prover.OpenFoldOverlay, then prover.CheckParameters: the counts and the digest of C). The
-// result proves as base does, the same proof bytes, with one transform fewer a partition; it
+// result proves as base does, the same proof bytes (with one transform fewer a partition where
+// the quotient runs as steps, as on the CPU); it
 // reads L' from the overlay and every other point from base, which must stay open while it is
 // used: close the result, then base. An overlay that is missing wraps ErrNoFold; one that is
 // damaged, folded from another parameters file or for another circuit is an error naming the

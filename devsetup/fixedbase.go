@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk-go/cuzk/internal/parallel"
 )
 
 // fixedBaseWindow is the window width c, in bits, of the fixed-base tables: a scalar of 255 bits
@@ -27,22 +28,11 @@ func windowDigit(k *[4]uint64, w int) uint64 {
 	return d & (1<<fixedBaseWindow - 1)
 }
 
-// parallelChunks calls f on consecutive chunks of [0, n) from all cores.
+// parallelChunks calls f on consecutive chunks of [0, n) from all cores: about four chunks a
+// core, of at least 64.
 func parallelChunks(n int, f func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
-	chunk := max(64, (n+workers*4-1)/(workers*4))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
+	_ = parallel.Chunks(context.Background(), n, max(64, (n+workers*4-1)/(workers*4)), f)
 }
 
 // fixedBaseG1 computes k·G for a fixed G by windows: table[w][d−1] = d·2^(c·w)·G.

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"weak"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -19,6 +18,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
+	"github.com/cuzk-go/cuzk/internal/parallel"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -226,7 +226,7 @@ func foldedH(ctx context.Context, h []bls12381.G1Affine, m int, cfg *foldConfig)
 		return nil, fmt.Errorf("%w: %w", ErrFold, err)
 	}
 	s := bigOf(&scale)
-	err = parallelChunks(ctx, m, foldChunk, func(lo, hi int) {
+	err = parallel.Chunks(ctx, m, foldChunk, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			x[j].ScalarMultiplication(&x[j], s)
 		}
@@ -259,7 +259,7 @@ func g1DFT(ctx context.Context, x []bls12381.G1Jac, omega fr.Element, prog *fold
 			t.BigInt(&tw[k])
 			t.Mul(&t, &w)
 		}
-		err := parallelChunks(ctx, n/2, foldChunk, func(lo, hi int) {
+		err := parallel.Chunks(ctx, n/2, foldChunk, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				k := b % half
 				i := (b/half)*2*half + k
@@ -292,7 +292,7 @@ func foldColumns(ctx context.Context, shape *synth.Shape, g, l []bls12381.G1Affi
 		shape.Coeffs[i].BigInt(&coeffs[i])
 	}
 	out := make([]bls12381.G1Affine, nW)
-	err = parallelChunks(ctx, nW, foldChunk, func(k0, k1 int) {
+	err = parallel.Chunks(ctx, nW, foldChunk, func(k0, k1 int) {
 		acc := make([]bls12381.G1Jac, k1-k0)
 		for k := k0; k < k1; k++ {
 			a := &acc[k-k0]
@@ -359,31 +359,6 @@ func cColumns(shape *synth.Shape) (start []int, terms []cTerm) {
 // takes at a time: a few hundred milliseconds of work on the CPU, so that a cancelled fold stops
 // promptly and the cores finish a stage together.
 const foldChunk = 1 << 12
-
-// parallelChunks calls f on [lo, hi) chunks of [0, n), chunk long (the last shorter), from one
-// goroutine a core, each taking the next chunk until none is left or ctx ends; it returns once
-// every call has returned, with ctx's error if ctx ended before every chunk was taken.
-func parallelChunks(ctx context.Context, n, chunk int, f func(lo, hi int)) error {
-	chunks := (n + chunk - 1) / chunk
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), chunks)) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				f(c*chunk, min((c+1)*chunk, n))
-			}
-		})
-	}
-	wg.Wait()
-	if int(next.Load()) < chunks {
-		return ctx.Err()
-	}
-	return nil
-}
 
 // FoldDigest returns the digest FoldC records of shape (CFold.Circuit): the SHA-256 of what a fold
 // depends on, the input, aux and constraint counts, C's encoding (synth.MatrixEncoding) and the

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/cuzk-go/cuzk/filecoin/sector"
+	"github.com/cuzk-go/cuzk/internal/parallel"
 )
 
 // Domain-separation tags for the graph seeds (storage-proofs-core src/crypto/mod.rs).
@@ -147,7 +148,7 @@ func (g *Graph) ParentCacheID() string {
 // parent cache file, there as u32 little-endian).
 func (g *Graph) ParentCache() []uint32 {
 	out := make([]uint32, g.Nodes*Degree)
-	parallelRange(int(g.Nodes), func(lo, hi int) {
+	parallel.Ranges(int(g.Nodes), func(lo, hi int) {
 		for n := lo; n < hi; n++ {
 			g.DRGParents(uint64(n), out[n*Degree:])
 			g.ExpParents(uint64(n), out[n*Degree+DegreeBase:])

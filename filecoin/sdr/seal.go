@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/filecoin/sector"
+	"github.com/cuzk-go/cuzk/internal/parallel"
 )
 
 // MaxSealSize is the largest sector Seal accepts: it keeps every layer and tree in memory.
@@ -90,7 +91,7 @@ func Seal(ctx context.Context, p sector.RegisteredSealProof, proverID [32]byte, 
 	}
 	columns := make([]fr.Element, cfg.Nodes)
 	replica := make([]fr.Element, cfg.Nodes)
-	parallelRange(int(cfg.Nodes), func(lo, hi int) {
+	parallel.Ranges(int(cfg.Nodes), func(lo, hi int) {
 		rows := make([]fr.Element, cfg.Layers)
 		for n := lo; n < hi; n++ {
 			for l := range rows {
@@ -239,7 +240,7 @@ func Verify(pub *PublicInputs, proofs [][]Proof) error {
 		}
 		// The challenges are checked in parallel; the error reported is the first in order.
 		errs := make([]error, len(ps))
-		parallelRange(len(ps), func(lo, hi int) {
+		parallel.Ranges(len(ps), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				errs[i] = ps[i].Verify(g, &pub.ReplicaID, &pub.CommD, challenges[i], cfg.Layers)
 			}

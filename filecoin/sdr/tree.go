@@ -7,6 +7,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk-go/cuzk/filecoin/sector"
+	"github.com/cuzk-go/cuzk/internal/parallel"
 	"github.com/cuzk-go/cuzk/synth/gadgets/merkle"
 	"github.com/cuzk-go/cuzk/synth/gadgets/poseidon"
 )
@@ -58,7 +59,7 @@ func buildFullTree(arity int, leaves []fr.Element, h hashFunc) (*fullTree, error
 	t := &fullTree{arity: arity, levels: [][]fr.Element{leaves}}
 	for cur := leaves; len(cur) > 1; {
 		next := make([]fr.Element, len(cur)/arity)
-		parallelRange(len(next), func(lo, hi int) {
+		parallel.Ranges(len(next), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				next[i] = h(cur[i*arity : (i+1)*arity])
 			}

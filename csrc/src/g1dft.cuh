@@ -45,6 +45,20 @@ CUZK_HD fp_t dft_beta() {
   return b;
 }
 
+// dft_mul_limbs sets out (na + nb limbs, zero on entry) to a·b, schoolbook, limbs low first (host).
+inline void dft_mul_limbs(const uint64_t* a, int na, const uint64_t* b, int nb, uint64_t* out) {
+  using u128 = unsigned __int128;
+  for (int i = 0; i < na; i++) {
+    u128 carry = 0;
+    for (int j = 0; j < nb; j++) {
+      const u128 t = (u128)a[i] * b[j] + out[i + j] + carry;
+      out[i + j] = (uint64_t)t;
+      carry = t >> 64;
+    }
+    out[i + nb] = (uint64_t)carry;
+  }
+}
+
 // dft_split returns k = k1 + k2·λ for the plain integer k < r (fr_t limbs, not Montgomery form):
 // k2 = ⌊k·⌊2^256/λ⌋ / 2^256⌋, one below ⌊k/λ⌋ at most, then k1 = k − k2·λ, corrected once (host).
 inline dft_glv_t dft_split(const fr_t& kp) {
@@ -52,26 +66,10 @@ inline dft_glv_t dft_split(const fr_t& kp) {
   uint64_t k[4];
   for (int i = 0; i < 4; i++) k[i] = kp.l[2 * i] | (uint64_t)kp.l[2 * i + 1] << 32;
   uint64_t prod[7] = {};
-  for (int i = 0; i < 4; i++) {
-    u128 carry = 0;
-    for (int j = 0; j < 3; j++) {
-      const u128 t = (u128)k[i] * DFT_BARRETT[j] + prod[i + j] + carry;
-      prod[i + j] = (uint64_t)t;
-      carry = t >> 64;
-    }
-    prod[i + 3] = (uint64_t)carry;
-  }
+  dft_mul_limbs(k, 4, DFT_BARRETT, 3, prod);
   uint64_t q[2] = {prod[4], prod[5]};  // < 2^128: k < r, so k/λ < λ + 2
   uint64_t ql[4] = {};                 // q·λ
-  for (int i = 0; i < 2; i++) {
-    u128 carry = 0;
-    for (int j = 0; j < 2; j++) {
-      const u128 t = (u128)q[i] * DFT_LAMBDA[j] + ql[i + j] + carry;
-      ql[i + j] = (uint64_t)t;
-      carry = t >> 64;
-    }
-    ql[i + 2] = (uint64_t)carry;
-  }
+  dft_mul_limbs(q, 2, DFT_LAMBDA, 2, ql);
   uint64_t r[4];
   u128 borrow = 0;
   for (int i = 0; i < 4; i++) {

@@ -20,10 +20,10 @@ import (
 )
 
 // runFold makes the fold overlays of the circuits named on the command line, one after the
-// other, in the fold directory (--fold-dir, else srs.fold_dir; made if missing), from the parameters of the
-// cache directory chosen as `run` chooses it. An overlay that already opens over its
-// parameters file and fits its circuit is kept unless --force. Progress goes to stderr;
-// SIGINT or SIGTERM stops the fold under way, which leaves no file.
+// other, in the fold directory (--fold-dir, else srs.fold_dir; made if missing), from the
+// parameters of the cache directory chosen as `run` chooses it. An overlay that already opens
+// over its parameters file and fits its circuit is kept unless --force. Progress goes to
+// stderr; SIGINT or SIGTERM stops the fold under way, which leaves no file.
 func runFold(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("fold", flag.ContinueOnError)
 	fl.SetOutput(stderr)

@@ -56,8 +56,8 @@ type SRSConfig struct {
 	// daemon ignores this key since it loads on demand; cuzkd honours it.
 	Preload []string `toml:"preload"`
 	// FoldDir is where fold overlays are kept (`cuzkd fold` writes them): a circuit whose overlay
-	// is there is proved with C folded into L. Empty: none are used. The Rust daemon has no such
-	// key.
+	// is there is proved with folded parameters (C folded into L, H on the coset). Empty: none
+	// are used. The Rust daemon has no such key.
 	FoldDir string `toml:"fold_dir"`
 }
 

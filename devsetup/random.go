@@ -41,15 +41,33 @@ func RandomParameters(shape *synth.Shape, seed uint64, opts ...Option) *prover.P
 }
 
 // RandomFold returns params marked as folded for shape's C (prover.CFold) without folding: L as
-// it is and random points for the inputs' share. Proofs made with them do NOT verify; a device
-// proves a partition with them as with parameters from prover.FoldC (no c, one transform less),
-// so that they time the fold at sizes where FoldC on the CPU takes hours.
-func RandomFold(params *prover.Parameters, shape *synth.Shape, seed uint64) *prover.Parameters {
+// it is, random points for the inputs' share and for H on the coset (m of them). Proofs made
+// with them do NOT verify; a device proves a partition with them as with parameters from
+// prover.FoldC (no c, four transforms), so that they time the fold at sizes where FoldC takes
+// hours on the CPU or more memory than a benchmark has beside the parameters. Parameters mapped
+// from a file stay mapped: the random points are held encoded on the heap (96 bytes a point,
+// 12 GiB at a 32 GiB PoRep partition) over the file (MappedParameters.WithFold).
+func RandomFold(params *prover.Parameters, shape *synth.Shape, seed uint64) (*prover.Parameters, error) {
 	rng := rand.New(rand.NewPCG(seed^0x2545f4914f6cdd1d, seed))
-	out := *params
-	out.CFold = &prover.CFold{Inputs: randomG1Points(rng, shape.NumInputs, nil),
-		Circuit: prover.FoldDigest(shape)}
-	return &out
+	fold := &prover.CFold{Inputs: randomG1Points(rng, shape.NumInputs, nil), Circuit: prover.FoldDigest(shape)}
+	m := shape.DomainSize()
+	base := params.Mapped()
+	if base == nil {
+		out := *params
+		out.H, out.CFold = randomG1Points(rng, m, nil), fold
+		return &out, nil
+	}
+	const chunk = 1 << 20
+	h := make([]byte, m*prover.G1UncompressedSize)
+	for lo := 0; lo < m; lo += chunk {
+		n := min(chunk, m-lo)
+		prover.EncodeG1Points(h[lo*prover.G1UncompressedSize:], randomG1Points(rng, n, nil))
+	}
+	mp, err := base.WithFold(fold, nil, h)
+	if err != nil {
+		return nil, err
+	}
+	return mp.Parameters()
 }
 
 // randomRunLength is the number of points of one run P + i·Q.

@@ -53,8 +53,8 @@ typedef struct {
 	cuzk_error_t (*fixedbase_new)(int32_t, int32_t, const void *, cuzk_fixedbase_t **);
 	cuzk_error_t (*fixedbase_free)(cuzk_fixedbase_t *);
 	cuzk_error_t (*fixedbase_mul)(cuzk_fixedbase_t *, const void *, uint64_t, void *);
-	cuzk_error_t (*g1_dft)(int32_t, const void *, uint64_t, uint32_t, const void *, const void *, void *, uint64_t *,
-		const int32_t *);
+	cuzk_error_t (*g1_dft)(int32_t, const void *, uint64_t, uint32_t, const void *, const void *, const void *, void *,
+		uint64_t *, const int32_t *);
 } cuzk_table;
 
 // cuzk_open loads path and resolves every symbol; on failure it returns NULL
@@ -235,8 +235,8 @@ static cuzk_error_t t_fixedbase_mul(cuzk_table *t, uintptr_t fb, const void *s, 
 }
 // flags is two words of C memory: the stages done (uint64_t), then the cancel flag (int32_t).
 static cuzk_error_t t_g1_dft(cuzk_table *t, int32_t d, const void *pts, uint64_t n, uint32_t log_n, const void *w,
-		const void *s, void *out, void *flags) {
-	return t->g1_dft(d, pts, n, log_n, w, s, out, (uint64_t *)flags, (const int32_t *)((char *)flags + 8));
+		const void *tw, const void *s, void *out, void *flags) {
+	return t->g1_dft(d, pts, n, log_n, w, tw, s, out, (uint64_t *)flags, (const int32_t *)((char *)flags + 8));
 }
 
 // Resident matrices and compact witnesses. The descriptor is built here, in C
@@ -509,9 +509,10 @@ func (b *backend) fixedbaseFree(dev int, h uintptr) error {
 
 // g1DFT runs cuzk_g1_dft; flags is the stages done (a uint64) and the cancel flag (an int32 at
 // byte 8), in C memory (newDFTFlags) that other goroutines read and write atomically.
-func (b *backend) g1DFT(dev int, points unsafe.Pointer, n uint64, logN int, omega, scale, out unsafe.Pointer, flags *dftFlags) error {
-	return b.check(dev, C.t_g1_dft(b.t, C.int32_t(dev), points, C.uint64_t(n), C.uint32_t(logN), omega, scale, out,
-		unsafe.Pointer(flags)))
+func (b *backend) g1DFT(dev int, points unsafe.Pointer, n uint64, logN int, omega, twist, scale, out unsafe.Pointer,
+	flags *dftFlags) error {
+	return b.check(dev, C.t_g1_dft(b.t, C.int32_t(dev), points, C.uint64_t(n), C.uint32_t(logN), omega, twist, scale,
+		out, unsafe.Pointer(flags)))
 }
 
 // dftFlags is what cuzk_g1_dft reports (the stages done) and reads (cancel, nonzero to stop).

@@ -91,7 +91,8 @@ func (b *backend) witnessDecode(int, uintptr, uint64, uint64, *uint64, unsafe.Po
 	return ErrNotLoaded
 }
 func (b *backend) frCopy(int, uintptr, uint64, uintptr, uint64, uint64) error { return ErrNotLoaded }
-func (b *backend) g1DFT(int, unsafe.Pointer, uint64, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, *dftFlags) error {
+func (b *backend) g1DFT(int, unsafe.Pointer, uint64, int, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer,
+	*dftFlags) error {
 	return ErrNotLoaded
 }
 

@@ -15,17 +15,20 @@ import (
 // partition.
 const MaxLogG1DFT = 27
 
-// G1DFT returns the discrete Fourier transform of points over Fr, scaled: out[j] = scale·Σ_i
-// ω^(ij)·x_i for j < n = 2^logN, x the points followed by the point at infinity up to n, ω =
-// omega of order n (an inverse transform takes ω⁻¹ and n⁻¹ in scale). It is the one-time step of
-// prover.FoldC (prover.FoldWithDFT), computed on the device in one call: radix-2 butterflies
-// whose twiddle multiplications, ≈ n/2·(logN − 1) of them, use G1's endomorphism (128-bit
-// halves of each twiddle, split on the host). The call takes 304·n bytes of device memory (38 GiB
-// at 2^27) and 16·n of host memory and gives them back before it returns; it does not take the
-// kernel lock, so run it before the device proves. progress, when not nil, is called with the
-// number of the logN butterfly stages done as they finish (polled every dftPoll). Cancelling ctx
-// stops the call before its next stage (seconds at 2^27) with ctx's error.
-func (d *Device) G1DFT(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element,
+// G1DFT returns the twisted discrete Fourier transform of points over Fr: out[j] = Σ_i
+// ω^(ij)·(scale·twist^i)·x_i for j < n = 2^logN, x the points followed by the point at infinity
+// up to n, ω = omega of order n (an inverse transform takes ω⁻¹ and n⁻¹ in scale; twist 1 gives
+// scale times the plain transform). It is the one-time step of prover.FoldC (a prover.G1DFT for
+// prover.FoldWithDFT), computed on the device in one call: each point multiplied by its
+// scale·twist^i, then radix-2 butterflies, len(points) + ≈ n/2·(logN − 1) multiplications in
+// all, which use G1's endomorphism (128-bit halves of each scalar, split on the host). The call
+// takes 304·n + 32·len(points) bytes of device memory (at most 336·n: 42 GiB at 2^27) and 16·n +
+// 32·len(points) bytes of host memory (at most 48·n: 6 GiB at 2^27) and gives them back before it
+// returns; it does not take the kernel lock, so run it before the device proves. progress, when
+// not nil, is called with the number of the logN butterfly stages done as they finish (polled
+// every dftPoll). Cancelling ctx stops the call before its next stage (seconds at 2^27) with
+// ctx's error.
+func (d *Device) G1DFT(ctx context.Context, points []bls12381.G1Affine, logN int, omega, twist, scale fr.Element,
 	progress func(stages int)) ([]bls12381.G1Affine, error) {
 	if logN < 1 || logN > MaxLogG1DFT {
 		return nil, fmt.Errorf("gpu: g1 dft: log size %d outside [1, %d]", logN, MaxLogG1DFT)
@@ -71,8 +74,8 @@ func (d *Device) G1DFT(ctx context.Context, points []bls12381.G1Affine, logN int
 			}
 		}
 	}()
-	err := d.lib.b.g1DFT(d.index, in, uint64(len(points)), logN, unsafe.Pointer(&omega), unsafe.Pointer(&scale),
-		unsafe.Pointer(&out[0]), flags)
+	err := d.lib.b.g1DFT(d.index, in, uint64(len(points)), logN, unsafe.Pointer(&omega), unsafe.Pointer(&twist),
+		unsafe.Pointer(&scale), unsafe.Pointer(&out[0]), flags)
 	close(done)
 	<-watched
 	if err != nil {

@@ -20,20 +20,20 @@ func TestG1DFTMatchesDefinition(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
 	for _, c := range g1DFTCases(t) {
-		got, err := d.G1DFT(ctx, c.points, c.logN, c.omega, c.scale, nil)
+		got, err := d.G1DFT(ctx, c.points, c.logN, c.omega, c.twist, c.scale, nil)
 		require.NoError(t, err, c.name)
-		want := g1DFTDefinition(c.points, 1<<c.logN, c.omega, c.scale)
+		want := g1DFTDefinition(c.points, 1<<c.logN, c.omega, c.twist, c.scale)
 		for j := range want {
 			require.True(t, want[j].Equal(&got[j]), "%s: output %d", c.name, j)
 		}
 	}
 	var one fr.Element
 	one.SetOne()
-	_, err := d.G1DFT(ctx, nil, 0, one, one, nil)
+	_, err := d.G1DFT(ctx, nil, 0, one, one, one, nil)
 	require.ErrorContains(t, err, "outside [1, 27]")
-	_, err = d.G1DFT(ctx, nil, MaxLogG1DFT+1, one, one, nil)
+	_, err = d.G1DFT(ctx, nil, MaxLogG1DFT+1, one, one, one, nil)
 	require.ErrorContains(t, err, "outside [1, 27]")
-	_, err = d.G1DFT(ctx, make([]bls12381.G1Affine, 5), 2, one, one, nil)
+	_, err = d.G1DFT(ctx, make([]bls12381.G1Affine, 5), 2, one, one, one, nil)
 	require.ErrorContains(t, err, "5 points for a transform of 4")
 }
 
@@ -51,7 +51,7 @@ func TestG1DFTProgressAndCancel(t *testing.T) {
 	var one fr.Element
 	one.SetOne()
 	var stages []int
-	_, err = d.G1DFT(t.Context(), pts, logN, omega, one, func(s int) { stages = append(stages, s) })
+	_, err = d.G1DFT(t.Context(), pts, logN, omega, one, one, func(s int) { stages = append(stages, s) })
 	require.NoError(t, err)
 	require.NotEmpty(t, stages)
 	require.True(t, slices.IsSorted(stages), "%v", stages)
@@ -60,7 +60,7 @@ func TestG1DFTProgressAndCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	stages = nil
-	_, err = d.G1DFT(ctx, pts, logN, omega, one, func(s int) { stages = append(stages, s); cancel() })
+	_, err = d.G1DFT(ctx, pts, logN, omega, one, one, func(s int) { stages = append(stages, s); cancel() })
 	require.ErrorIs(t, err, context.Canceled)
 	require.Less(t, stages[len(stages)-1], logN, "stopped before its last stage")
 }
@@ -86,7 +86,9 @@ func TestFoldCOnDevice(t *testing.T) {
 }
 
 // BenchmarkG1DFT times Device.G1DFT over 2^logN random points (an inverse transform, scaled, as
-// prover.FoldC asks) at 2^16 and 2^20, and at 2^24 unless CUZK_BENCH_MAXLOG is lower.
+// prover.FoldC asks, twisted by the inverse of the coset shift ω_(2n), so that the load's
+// multiplications are by scalars of full size) at 2^16 and 2^20, and at 2^24 unless
+// CUZK_BENCH_MAXLOG is lower.
 func BenchmarkG1DFT(b *testing.B) {
 	d := testDevice(b)
 	ctx := context.Background()
@@ -105,11 +107,14 @@ func BenchmarkG1DFT(b *testing.B) {
 			omega, err := fft.Generator(uint64(n))
 			require.NoError(b, err)
 			omega.Inverse(&omega)
+			twist, err := fft.Generator(uint64(2 * n))
+			require.NoError(b, err)
+			twist.Inverse(&twist)
 			scale := fr.NewElement(uint64(2 * n))
 			scale.Inverse(&scale)
 			b.ResetTimer()
 			for range b.N {
-				if _, err := d.G1DFT(ctx, pts, logN, omega, scale, nil); err != nil {
+				if _, err := d.G1DFT(ctx, pts, logN, omega, twist, scale, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

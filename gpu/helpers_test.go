@@ -209,9 +209,13 @@ func testScalars(tb testing.TB, d *Device, n int) *Scalars {
 
 // quotientSteps runs Groth16's quotient on a, b, c over 2^logN a step at a time on the coset
 // shift·⟨ω⟩, as prover/groth16.go's quotient does: three inverse transforms to bit-reversed order,
-// two coset transforms back, a·b, an inverse coset transform, Quotient with 1/(shift^n − 1).
+// two coset transforms back, a·b, an inverse coset transform, Quotient with 1/(shift^n − 1). With
+// c nil (folded parameters) it stops at a·b, the product of the values on the coset.
 func quotientSteps(ctx context.Context, a, b, c *Scalars, logN int, shift fr.Element) error {
 	for _, x := range []*Scalars{a, b, c} {
+		if x == nil {
+			continue
+		}
 		if err := x.NTT(ctx, 0, logN, NTTConfig{Inverse: true, OutputBitReversed: true}); err != nil {
 			return err
 		}
@@ -221,7 +225,7 @@ func quotientSteps(ctx context.Context, a, b, c *Scalars, logN int, shift fr.Ele
 			return err
 		}
 	}
-	if err := a.Mul(ctx, b, 1<<logN); err != nil {
+	if err := a.Mul(ctx, b, 1<<logN); err != nil || c == nil {
 		return err
 	}
 	if err := a.NTT(ctx, 0, logN, NTTConfig{Inverse: true, Coset: true, OutputBitReversed: true, Shift: shift}); err != nil {

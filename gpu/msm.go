@@ -341,7 +341,8 @@ func (g *G2Bases) Paired() bool { return g.b.hasPairTable() }
 // bases (exactly one of the two set), or with BitRev = b ≥ 1 Σ Scalars[Off+i]·P_rev(i), rev the
 // reversal of b bits, for N = 2^b or 2^b − 1 (rev then maps [0, N) onto itself). With Plain
 // the scalars are plain integers below r rather than fr.Elements (Montgomery form). The
-// coefficients of h as Scalars.Groth16H leaves them are read with BitRev = logN and Plain.
+// coefficients of h as Scalars.Groth16H leaves them are read with BitRev = logN and Plain, and
+// the values â·b̂ it leaves for folded parameters with Plain alone.
 type MSMJob struct {
 	G1      *G1Bases
 	G2      *G2Bases

@@ -123,10 +123,29 @@ func TestMSMShiftTableMatchesGnark(t *testing.T) {
 		// h as Scalars.Groth16H leaves it: 2^b − 1 scalars, scalar i paired with base rev(i), as
 		// plain integers, and the same in Montgomery form; a few ones, which take the sum of the
 		// ones rather than the digits, and the scalar R mod r, whose plain integer is Montgomery
-		// one's limbs.
+		// one's limbs. Then â·b̂ as it leaves it for folded parameters: 2^b plain scalars in
+		// natural order.
 		b := bits.Len(uint(n)) - 1
 		m := 1<<b - 1
-		sc := makeScalars(rng.Uint64(), m, kindRandom)
+		sc := makeScalars(rng.Uint64(), m+1, kindRandom)
+		var wantAll bls12381.G1Affine
+		if _, err := wantAll.MultiExp(pts[:m+1], sc, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		all := testScalars(t, d, m+1)
+		if err := all.Upload(ctx, 0, plainScalars(sc)); err != nil {
+			t.Fatal(err)
+		}
+		res, err := d.MSMs(ctx, []MSMJob{{G1: bases, Scalars: all, N: m + 1, Plain: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gAll bls12381.G1Affine
+		gAll.FromJacobian(&res[0].G1)
+		if gAll != wantAll {
+			t.Fatalf("G1 MSM of 2^%d plain scalars over shifted bases: got %s want %s", b, gAll.String(), wantAll.String())
+		}
+		sc = sc[:m]
 		for i := 0; i < m; i += 17 {
 			sc[i].SetOne()
 		}

@@ -15,7 +15,8 @@ import (
 // h's coefficients from it and the third vector — six transforms of 2^logN and the element-wise
 // steps. "steps" runs them a call each (quotientSteps, as prover/groth16.go does on a workspace
 // without the one call), "one-call" as Scalars.Groth16H (the product on the fifth transform's
-// last pass), each on the coset of 7 and of ω_{2n} (the prover's); with the device's NTT table,
+// last pass), "one-call-folded" as Groth16H without c (the four transforms of folded
+// parameters), each on the coset of 7 and of ω_{2n} (the prover's); with the device's NTT table,
 // as a prover keeps it.
 func BenchmarkNTTQuotientChain(b *testing.B) {
 	d := testDevice(b)
@@ -61,8 +62,8 @@ func BenchmarkNTTQuotientChain(b *testing.B) {
 					}
 				}
 			})
-			// C folded into L (prover.FoldC): five transforms.
-			b.Run(fmt.Sprintf("2^%d/one-call-without-c/shift=%s", logN, shift.name), func(b *testing.B) {
+			// Folded parameters (prover.FoldC: C folded into L, H on the coset): four transforms.
+			b.Run(fmt.Sprintf("2^%d/one-call-folded/shift=%s", logN, shift.name), func(b *testing.B) {
 				for range b.N {
 					if _, err := bufs[0].Groth16H(ctx, bufs[1], nil, logN, shift.g); err != nil {
 						b.Fatal(err)

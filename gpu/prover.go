@@ -766,13 +766,7 @@ func (ws *workspace) Mul(ctx context.Context, a, b primitive.Buf, n int) error {
 
 // Quotient implements primitive.Workspace; it counts the partition.
 func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int, zInv fr.Element) error {
-	var x, y *Scalars // y nil: no c
-	var err error
-	if c == primitive.NoBuf {
-		x, err = ws.buf(a)
-	} else {
-		x, y, err = ws.bufPair(a, c)
-	}
+	x, y, err := ws.bufPair(a, c)
 	if err != nil {
 		return err
 	}
@@ -786,17 +780,17 @@ func (ws *workspace) Quotient(ctx context.Context, a, c primitive.Buf, logN int,
 }
 
 // RunQuotient implements primitive.QuotientRunner: the whole quotient in one device call
-// (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable), h left in
-// bit-reversed order and as plain integers for RunMSMs; it counts the partition. Without c (C
-// folded into L) it runs five transforms.
-func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bool, error) {
+// (Scalars.Groth16H), with the NTT table kept where it fits (keepNTTTable), H's scalars left as
+// plain integers for RunMSMs, h in bit-reversed order; it counts the partition. For folded
+// parameters it runs four transforms and leaves â·b̂ in natural order.
+func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element, folded bool) (bool, error) {
 	ws.p.keepNTTTable(logN)
 	a, b, err := ws.bufPair(primitive.BufA, primitive.BufB)
 	if err != nil {
 		return false, err
 	}
 	var c *Scalars
-	if withC {
+	if !folded {
 		if c, err = ws.buf(primitive.BufC); err != nil {
 			return false, err
 		}
@@ -809,7 +803,7 @@ func (ws *workspace) RunQuotient(ctx context.Context, logN int, shift fr.Element
 	ws.p.times.NTT += ntt
 	ws.p.times.Partitions++
 	ws.p.mu.Unlock()
-	return true, nil
+	return !folded, nil
 }
 
 // resident returns bases as this device's SRS.
@@ -894,8 +888,8 @@ func (ws *workspace) RunMSMs(ctx context.Context, bases primitive.Bases, jobs []
 		if (j.G1 == nil) != (g1 == nil) || (j.G2 == nil) != (g2 == nil) {
 			return fmt.Errorf("gpu: msm: section %s: the result's group is not the section's", j.Sec)
 		}
-		// A job of bit-reversed scalars reads h as RunQuotient leaves it: plain integers.
-		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N, BitRev: j.BitRev, Plain: j.BitRev != 0}, stage
+		// RunQuotient leaves H's scalars as plain integers.
+		dj[i], stages[i] = MSMJob{G1: g1, G2: g2, Scalars: s, Off: j.Off, N: j.N, BitRev: j.BitRev, Plain: j.RunnerForm}, stage
 	}
 	res, err := ws.p.dev.MSMs(ctx, dj)
 	if err != nil {

@@ -47,8 +47,7 @@ func (s *Scalars) Mul(ctx context.Context, b *Scalars, n int) error {
 // Quotient sets s[i] = (s[j] − c[j])·zInv for i < 2^logN, j the reversal of i's logN bits, on the
 // device. In Groth16's quotient h = (a·b − c)/Z, with s the inverse coset transform of a·b's
 // values on a coset where Z is the constant 1/zInv and c the inverse transform of c's values on
-// the domain, both left in bit-reversed order, it gives h's coefficients in natural order. c may
-// be nil (C folded into L: prover.FoldC): s[i] = s[j]·zInv.
+// the domain, both left in bit-reversed order, it gives h's coefficients in natural order.
 func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.Element) error {
 	if logN < 1 || logN > MaxLogNTT {
 		return fmt.Errorf("gpu: quotient: log size %d outside [1, %d]", logN, MaxLogNTT)
@@ -73,8 +72,10 @@ func (s *Scalars) Quotient(ctx context.Context, c *Scalars, logN int, zInv fr.El
 // and c are overwritten. It returns the device time. The shift must be
 // nonzero with shift^n ≠ 1; ω_{2n} = fft.Generator(2n) is the fastest (its powers merge into the
 // transforms' twiddles, and the subtraction then rides on the last pass; another shift takes an
-// element-wise pass for it). c may be nil, for parameters with C folded into L (prover.FoldC):
-// then h = t/(shift^n − 1), t the inverse coset transform of a·b's values, in five transforms.
+// element-wise pass for it). c may be nil, for folded parameters (prover.FoldC: C folded into L,
+// H's points on the coset): then s receives â·b̂, a's and b's values on the coset multiplied, in
+// NATURAL order as plain integers, in four transforms (no c, no inverse coset transform, no
+// 1/(shift^n − 1), which H's points on the coset carry).
 //
 // The single call is what makes it faster than the steps: a goroutine that returns from a device
 // call may wait for the Go scheduler, up to tens of milliseconds when every core is busy (with
@@ -110,7 +111,7 @@ func (s *Scalars) handle() uintptr {
 func (s *Scalars) withOperands(ctx context.Context, op string, n int, run func() error, others ...*Scalars) error {
 	all := []*Scalars{s}
 	for _, x := range others {
-		if x != nil { // an operand left out (Quotient's and Groth16H's c)
+		if x != nil { // an operand left out (Groth16H's c)
 			all = append(all, x)
 		}
 	}

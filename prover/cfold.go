@@ -22,15 +22,19 @@ import (
 	"github.com/cuzk-go/cuzk/synth"
 )
 
-// C folded into L.
+// Folded parameters: C folded into L, H on the coset.
 //
-// The quotient (groth16Task.quotient) computes h = (t − c̃)·z⁻¹ on the coset g·⟨ω⟩ of a domain
-// of size m: t the inverse coset transform of â·b̂, c̃ = iNTT(c) the coefficients of c = C·w, z =
-// g^m − 1. H's MSM is linear in h, so
+// The quotient (groth16Task.quotient) works on the coset g·⟨ω⟩ of a domain of size m, where Z =
+// X^m − 1 is the constant z = g^m − 1: with â, b̂ the values of a and b there, t the inverse coset
+// transform of â·b̂ and c̃ = iNTT(c) the coefficients of c = C·w, h = (t − c̃)·z⁻¹. H's MSM is
+// linear in h, so
 //
 //	Σ_{i<m−1} h_i·H_i = Σ_{i<m−1} t_i·z⁻¹·H_i − z⁻¹·Σ_{i<m−1} c̃_i·H_i,
 //
-// and with c̃_i = (1/m)·Σ_j ω^(−ij)·c_j and c_j = Σ_k C[j][k]·w_k the second sum is Σ_k w_k·Q_k,
+// and both sums are fixed linear maps of what the partition computes anyway.
+//
+// C folded into L. With c̃_i = (1/m)·Σ_j ω^(−ij)·c_j and c_j = Σ_k C[j][k]·w_k the second sum is
+// Σ_k w_k·Q_k,
 //
 //	Q_k = −z⁻¹·Σ_j C[j][k]·G_j,   G_j = (1/m)·Σ_{i<m−1} ω^(−ij)·H_i,
 //
@@ -38,15 +42,27 @@ import (
 // parameters do not have, taken as the point at infinity: h has no coefficient there), and Q
 // sums C's columns over it. L already holds one point per aux variable that the MSM over w's
 // aux part sums, so L'_k = L_k + Q_k takes C's share with no MSM of its own, and the inputs'
-// share Σ_{k<inputs} w_k·Q_k (a few points) is added to the proof's C on the host. The prover
-// then computes h' = t·z⁻¹ without c: one inverse transform a partition less, and no use for
-// C·w. The proof is the same group elements, so the same bytes for the same r and s.
+// share Σ_{k<inputs} w_k·Q_k (a few points) is added to the proof's C on the host. No c, no
+// C·w, no transform of c.
 //
-// The fold belongs to one circuit (C, its inputs and its domain), not only to the SRS: the
-// folded parameters record a digest of the circuit's C (FoldDigest) and the prover refuses them
-// for another.
+// H on the coset. With t_i = (1/m)·Σ_j (g·ω^j)^(−i)·e_j, e = â·b̂, the first sum is Σ_j e_j·K_j,
+//
+//	K_j = z⁻¹·(1/m)·Σ_{i<m−1} (g·ω^j)^(−i)·H_i = Σ_i ω^(−ij)·(s·g^(−i))·H_i,   s = z⁻¹/m,
+//
+// H's points in the Lagrange basis of the coset: a transform over H's points again, each point
+// first multiplied by s·g^(−i) (G1DFT's twist). With K in place of H the partition's H MSM runs
+// over e, m scalars, and the inverse coset transform that made t is not needed either: the
+// quotient is four transforms (a's and b's inverse and coset transforms) and a product, where
+// it was six.
+//
+// The proof is the same group elements, so the same bytes for the same r and s, for every
+// assignment (satisfied or not: both sums are the prover's own, rewritten). The fold belongs to
+// one circuit (C, its inputs and its domain), not only to the SRS: the folded parameters record
+// a digest of the circuit's C (FoldDigest) and the prover refuses them for another; H then has
+// m points, not m − 1.
 
-// CFold marks Parameters whose L holds C's share of H's MSM (FoldC).
+// CFold marks folded Parameters (FoldC): L holds C's share of H's MSM, and H holds K, H's points
+// on the coset, m of them (the comment at the top of this file).
 type CFold struct {
 	// Inputs holds Q_k for each input k, One first: the prover adds Σ_k w_k·Inputs[k] to the
 	// proof's C.
@@ -56,14 +72,15 @@ type CFold struct {
 }
 
 // ErrFold reports parameters that FoldC cannot fold.
-var ErrFold = errors.New("prover: fold C into L")
+var ErrFold = errors.New("prover: fold the parameters")
 
-// G1DFT computes out[j] = scale·Σ_i ω^(ij)·x_i for j < 2^logN, x the points followed by the point
-// at infinity, ω = omega of order 2^logN: the transform over points that FoldC needs, which a
-// device may compute (gpu.Device.G1DFT) instead of the CPU. It calls progress, when not nil, with
-// the number of its logN butterfly stages done as they finish (one call at a time), and stops
-// with ctx's error.
-type G1DFT func(ctx context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element,
+// G1DFT computes out[j] = Σ_i ω^(ij)·(scale·twist^i)·x_i for j < 2^logN, x the points followed by
+// the point at infinity, ω = omega of order 2^logN: the transforms over points that FoldC needs
+// (twist 1 for C's fold, the coset's inverse shift for H on the coset), which a device may
+// compute (gpu.Device.G1DFT) instead of the CPU. It calls progress, when not nil, with the
+// number of its logN butterfly stages done as they finish (one call at a time), and stops with
+// ctx's error.
+type G1DFT func(ctx context.Context, points []bls12381.G1Affine, logN int, omega, twist, scale fr.Element,
 	progress func(stages int)) ([]bls12381.G1Affine, error)
 
 // FoldOption configures FoldC and FoldParametersOverlay.
@@ -79,10 +96,10 @@ type foldConfig struct {
 func FoldWithDFT(dft G1DFT) FoldOption { return func(c *foldConfig) { c.dft = dft } }
 
 // FoldWithProgress makes the fold report its progress to f (nil: none): of the stage named
-// stage — "H transform" (in butterflies and point multiplications), then "C's columns" (in
-// variables) — done units of total are finished. Stages come one after the other, done grows up
-// to total within a stage, and calls are serialized (from several goroutines, so f must not
-// block for long).
+// stage — "C's transform" and "H on the coset" (transforms over H's points, in butterflies and
+// point multiplications), then "C's columns" (in variables) — done units of total are finished.
+// Stages come one after the other, done grows up to total within a stage, and calls are
+// serialized (from several goroutines, so f must not block for long).
 func FoldWithProgress(f func(stage string, done, total int64)) FoldOption {
 	return func(c *foldConfig) { c.progress = f }
 }
@@ -116,16 +133,17 @@ func (p *foldProgress) add(n int64) {
 	p.f(p.stage, p.done, p.total)
 }
 
-// FoldC returns params with C's share of H's MSM folded into L for the circuit shape (CFold):
-// its partitions then need one inverse transform less and no C·w. params must not be folded
-// already and must fit shape (CheckParameters); params is left as it was. Parameters mapped from
-// a file are decoded onto the heap first, as a CPU proof decodes them (MappedParameters), and the
-// result holds its points on the heap: at a 32 GiB PoRep partition ≈ 44 GiB, plus L' (12 GiB)
-// and, while FoldC runs, the transform's 18 GiB (G1 points in Jacobian form), G (12 GiB) and C
-// by columns (≈ 1 GiB). The cost is an inverse transform over H's m − 1 points
-// (m/2·log m scalar multiplications: on the CPU seconds at 2^16 constraints, hours at a 32 GiB
-// PoRep partition; minutes there on a GPU with FoldWithDFT) and one multiplication a term of C
-// whose coefficient is not ±1; FoldWithProgress reports how far it is.
+// FoldC returns params folded for the circuit shape (CFold): C's share of H's MSM folded into L,
+// and H's points on the coset (the comment at the top of this file); a partition proved with
+// them needs two transforms less and no C·w. params must not be folded already and must fit
+// shape (CheckParameters); params is left as it was. Parameters mapped from a file are decoded
+// onto the heap first, as a CPU proof decodes them (MappedParameters), and the result holds its
+// points on the heap: at a 32 GiB PoRep partition ≈ 44 GiB, plus L' and K (12 GiB each) and,
+// while FoldC runs, G (12 GiB), C by columns (≈ 1 GiB) and, on the CPU, a transform's 18 GiB
+// of G1 points in Jacobian form. The cost is two transforms over H's m − 1 points (m/2·log m + m
+// scalar multiplications each: on the CPU seconds at 2^16 constraints, hours at a 32 GiB PoRep
+// partition; minutes there on a GPU with FoldWithDFT) and one multiplication a term of C whose
+// coefficient is not ±1; FoldWithProgress reports how far it is.
 func FoldC(ctx context.Context, params *Parameters, shape *synth.Shape, opts ...FoldOption) (*Parameters, error) {
 	var cfg foldConfig
 	for _, o := range opts {
@@ -146,46 +164,33 @@ func FoldC(ctx context.Context, params *Parameters, shape *synth.Shape, opts ...
 		d.ID = params.ID
 		params = &d
 	}
-	fold, l, err := foldPoints(ctx, shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil }, &cfg)
+	f, err := foldPoints(ctx, shape, params.H, func() ([]bls12381.G1Affine, error) { return params.L, nil }, &cfg)
 	if err != nil {
 		return nil, err
 	}
 	out := *params
 	if params.ID != "" {
-		out.ID = params.ID + " (C folded)"
+		out.ID = params.ID + " (folded)"
 	}
-	out.L, out.CFold = l, fold
+	out.H, out.L, out.CFold = f.h, f.l, f.fold
 	return &out, nil
 }
 
-// foldPoints folds shape's C into L (the comment at the top of this file) from H's points h and
-// L's, which loadL returns once h's transform is done (h is not read after it, so that a caller
-// that decoded it may let it go first): the fold and L', reporting to cfg's progress.
-func foldPoints(ctx context.Context, shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error), cfg *foldConfig) (*CFold, []bls12381.G1Affine, error) {
-	m := shape.DomainSize()
-	if m < 2 {
-		return nil, nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
-	}
-	g, err := foldedH(ctx, h, m, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	l, err := loadL()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: L's points: %w", ErrFold, err)
-	}
-	inputs, lPrime, err := foldColumns(ctx, shape, g, l, cfg.start("C's columns", int64(shape.NumInputs+shape.NumAux)))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrFold, err)
-	}
-	return &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}, lPrime, nil
+// folded is what foldPoints computes: the fold, L' and K.
+type folded struct {
+	fold *CFold
+	l, h []bls12381.G1Affine
 }
 
-// foldedH returns G_j·(−z⁻¹) for j < m (the comment at the top of this file): H's points, the
-// missing H_{m−1} as the point at infinity, transformed with ω⁻¹ and scaled by −z⁻¹/m, z the
-// quotient's g^m − 1; by cfg's dft when given, else on the CPU, reporting the stage "H
-// transform" to cfg's progress.
-func foldedH(ctx context.Context, h []bls12381.G1Affine, m int, cfg *foldConfig) ([]bls12381.G1Affine, error) {
+// foldPoints folds shape's C into L and puts H on the coset (the comment at the top of this
+// file) from H's points h and L's, which loadL returns once h's transforms are done (h is not
+// read after them, so that a caller that decoded it may let it go first), reporting to cfg's
+// progress.
+func foldPoints(ctx context.Context, shape *synth.Shape, h []bls12381.G1Affine, loadL func() ([]bls12381.G1Affine, error), cfg *foldConfig) (*folded, error) {
+	m := shape.DomainSize()
+	if m < 2 {
+		return nil, fmt.Errorf("%w: a domain of %d has no H", ErrFold, m)
+	}
 	omega, err := fft.Generator(uint64(m))
 	if err != nil {
 		return nil, fmt.Errorf("%w: domain of %d: %v", ErrFold, m, err)
@@ -194,44 +199,70 @@ func foldedH(ctx context.Context, h []bls12381.G1Affine, m int, cfg *foldConfig)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFold, err)
 	}
-	var omegaInv, scale, mInv fr.Element
+	// s = z⁻¹/m; G·(−z⁻¹) = the transform scaled by −s, K the transform twisted by g⁻¹, scaled by s.
+	var omegaInv, s, negS, gInv, one fr.Element
 	omegaInv.Inverse(&omega)
-	scale = zInverseOnCoset(m, shift)
-	scale.Neg(&scale)
-	mInv.SetUint64(uint64(m))
-	mInv.Inverse(&mInv)
-	scale.Mul(&scale, &mInv)
+	s = zInverseOnCoset(m, shift)
+	s.Div(&s, new(fr.Element).SetUint64(uint64(m)))
+	negS.Neg(&s)
+	gInv.Inverse(&shift)
+	one.SetOne()
+	g, err := transformH(ctx, h, m, omegaInv, one, negS, "C's transform", cfg)
+	if err != nil {
+		return nil, err
+	}
+	k, err := transformH(ctx, h, m, omegaInv, gInv, s, "H on the coset", cfg)
+	if err != nil {
+		return nil, err
+	}
+	l, err := loadL()
+	if err != nil {
+		return nil, fmt.Errorf("%w: L's points: %w", ErrFold, err)
+	}
+	inputs, lPrime, err := foldColumns(ctx, shape, g, l, cfg.start("C's columns", int64(shape.NumInputs+shape.NumAux)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFold, err)
+	}
+	return &folded{fold: &CFold{Inputs: inputs, Circuit: FoldDigest(shape)}, l: lPrime, h: k}, nil
+}
+
+// transformH returns Σ_i ω^(ij)·(scale·twist^i)·H_i for j < m, ω = omega (G1DFT's definition):
+// H's points, the missing H_{m−1} as the point at infinity; by cfg's dft when given, else on the
+// CPU, reporting the stage named stage to cfg's progress.
+func transformH(ctx context.Context, h []bls12381.G1Affine, m int, omega, twist, scale fr.Element, stage string, cfg *foldConfig) ([]bls12381.G1Affine, error) {
 	logM := bits.TrailingZeros(uint(m))
-	prog := cfg.start("H transform", int64(m/2*logM+m)) // the butterflies, then the scale
+	prog := cfg.start(stage, int64(m/2*logM+len(h))) // the twisted inputs, then the butterflies
 	if cfg.dft != nil {
 		reported := 0
-		g, err := cfg.dft(ctx, h, logM, omegaInv, scale, func(stages int) {
+		g, err := cfg.dft(ctx, h, logM, omega, twist, scale, func(stages int) {
 			prog.add(int64(stages-reported) * int64(m/2))
 			reported = stages
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%w: transform of H's points: %w", ErrFold, err)
+			return nil, fmt.Errorf("%w: %s of H's points: %w", ErrFold, stage, err)
 		}
 		if len(g) != m {
-			return nil, fmt.Errorf("%w: transform of H's points: %d points, want %d", ErrFold, len(g), m)
+			return nil, fmt.Errorf("%w: %s of H's points: %d points, want %d", ErrFold, stage, len(g), m)
 		}
-		prog.add(int64(logM-reported)*int64(m/2) + int64(m))
+		prog.add(int64(logM-reported)*int64(m/2) + int64(len(h)))
 		return g, nil
 	}
 	x := make([]bls12381.G1Jac, m)
-	for i := range h {
-		x[i].FromAffine(&h[i])
-	}
-	if err := g1DFT(ctx, x, omegaInv, prog); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrFold, err)
-	}
-	s := bigOf(&scale)
-	err = parallel.Chunks(ctx, m, foldChunk, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			x[j].ScalarMultiplication(&x[j], s)
+	err := parallel.Chunks(ctx, len(h), foldChunk, func(lo, hi int) {
+		var f fr.Element
+		f.Exp(twist, big.NewInt(int64(lo)))
+		f.Mul(&f, &scale)
+		var k big.Int
+		for i := lo; i < hi; i++ {
+			x[i].FromAffine(&h[i])
+			x[i].ScalarMultiplication(&x[i], f.BigInt(&k))
+			f.Mul(&f, &twist)
 		}
 		prog.add(int64(hi - lo))
 	})
+	if err == nil {
+		err = g1DFT(ctx, x, omega, prog)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFold, err)
 	}

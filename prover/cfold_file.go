@@ -23,16 +23,17 @@ import (
 // without folding again:
 //
 //   - a folded parameters file (WriteFoldedParametersFile, OpenFoldedParametersFile): the fold's
-//     header, then the whole parameters in bellperson's encoding, L holding L';
-//   - a fold overlay (FoldParametersOverlay, OpenFoldOverlay): the fold's header, then L' alone,
-//     over the parameters file it was folded from, which stays as it is (12 GiB beside the
-//     47 GiB of a 32 GiB PoRep's file, instead of a second file of 47 GiB).
+//     header, then the whole parameters in bellperson's encoding, L holding L' and H holding K
+//     (m points);
+//   - a fold overlay (FoldParametersOverlay, OpenFoldOverlay): the fold's header, then L' and K
+//     alone, over the parameters file it was folded from, which stays as it is (24 GiB beside
+//     the 47 GiB of a 32 GiB PoRep's file, instead of a second file of 47 GiB).
 //
 // The header, padded with zeros to a multiple of 4 KiB so that what follows starts on a page:
 //
 //	offset  size  field
 //	0       8     magic: "CUZKFOLD" (folded parameters file) or "CUZKFOLL" (fold overlay)
-//	8       4     version, u32 big-endian: 1
+//	8       4     version, u32 big-endian: 2 (1: C folded into L alone, H as it was)
 //	12      4     k, the number of inputs (One first), u32 big-endian
 //	16      32    the circuit's digest (FoldDigest)
 //	48      32    an overlay's base: the SHA-256 of its parameters' identity (zeros in a
@@ -40,12 +41,12 @@ import (
 //	80      96·k  CFold.Inputs, bellperson's uncompressed G1 encoding
 //	80+96k  32    SHA-256 of the bytes before it
 //
-// An overlay then holds L' as a section of its own: a u32 big-endian count, then the points (96
-// bytes each). A bellperson reader refuses either file: its magic is no verifying key.
+// An overlay then holds L' and K as two sections, each a u32 big-endian count, then the points
+// (96 bytes each). A bellperson reader refuses either file: its magic is no verifying key.
 const (
 	foldedMagic   = "CUZKFOLD"
 	overlayMagic  = "CUZKFOLL"
-	foldedVersion = 1
+	foldedVersion = 2
 	foldedFixed   = 80 // the header's bytes before the inputs
 	foldedAlign   = 4096
 )
@@ -74,7 +75,11 @@ func parseFoldHeader(b []byte, magic string, mode DecodeMode) (f *CFold, base [3
 		kind := map[string]string{foldedMagic: "folded parameters file", overlayMagic: "fold overlay"}[magic]
 		return nil, base, 0, fmt.Errorf("not a %s (no %s magic at byte 0)", kind, magic)
 	}
-	if v := binary.BigEndian.Uint32(b[8:]); v != foldedVersion {
+	switch v := binary.BigEndian.Uint32(b[8:]); v {
+	case foldedVersion:
+	case 1:
+		return nil, base, 0, fmt.Errorf("version 1 at byte 8, want %d: a fold of C into L alone, without H on the coset; fold again", foldedVersion)
+	default:
 		return nil, base, 0, fmt.Errorf("version %d at byte 8, want %d", v, foldedVersion)
 	}
 	k := int(binary.BigEndian.Uint32(b[12:]))
@@ -154,11 +159,11 @@ func baseKey(base *MappedParameters) ([32]byte, error) {
 	return sha256.Sum256([]byte(id)), nil
 }
 
-// FoldParametersOverlay folds C into L for shape (FoldC) from the parameters mapped in base and
-// writes the fold overlay (the format above) to path, through atomicfile.Write. It decodes only
-// H and L: at a 32 GiB PoRep partition it holds G, L and L' (12 GiB each) and C by columns
-// (≈ 1 GiB) on the heap, and, with the transform on the CPU, 18 GiB of Jacobian points; opts
-// as FoldC's.
+// FoldParametersOverlay folds the parameters mapped in base for shape (FoldC) and writes the
+// fold overlay (the format above) to path, through atomicfile.Write. It decodes only H and L:
+// at a 32 GiB PoRep partition it holds H, G, K, L and L' (12 GiB each) and C by columns (≈ 1
+// GiB) on the heap, and, with the transforms on the CPU, 18 GiB of Jacobian points; opts as
+// FoldC's.
 func FoldParametersOverlay(ctx context.Context, base *MappedParameters, shape *synth.Shape, path string, opts ...FoldOption) error {
 	var cfg foldConfig
 	for _, o := range opts {
@@ -182,20 +187,22 @@ func FoldParametersOverlay(ctx context.Context, base *MappedParameters, shape *s
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}
-	fold, lPrime, err := foldPoints(ctx, shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) }, &cfg)
+	f, err := foldPoints(ctx, shape, h, func() ([]bls12381.G1Affine, error) { return decode(primitive.SectionL) }, &cfg)
 	if err != nil {
 		return fmt.Errorf("fold overlay %s: %w", path, err)
 	}
-	hdr := foldHeader(overlayMagic, fold, key)
+	hdr := foldHeader(overlayMagic, f.fold, key)
 	err = atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		if _, err := bw.Write(hdr); err != nil {
 			return err
 		}
-		_, err := writePoints(bw, nil, len(lPrime), runtime.GOMAXPROCS(0)*decodeChunk, G1UncompressedSize,
-			func(int, int) error { return nil }, func(dst []byte, i int) { putG1Uncompressed(dst, &lPrime[i]) })
-		if err != nil {
-			return err
+		for _, pts := range [][]bls12381.G1Affine{f.l, f.h} {
+			_, err := writePoints(bw, nil, len(pts), runtime.GOMAXPROCS(0)*decodeChunk, G1UncompressedSize,
+				func(int, int) error { return nil }, func(dst []byte, i int) { putG1Uncompressed(dst, &pts[i]) })
+			if err != nil {
+				return err
+			}
 		}
 		return bw.Flush()
 	}, atomicfile.Overwrite())
@@ -206,7 +213,7 @@ func FoldParametersOverlay(ctx context.Context, base *MappedParameters, shape *s
 }
 
 // OpenFoldOverlay maps the fold overlay at path over base, the parameters it was folded from
-// (FoldParametersOverlay): the result reads H, A, B_G1 and B_G2 from base and L' from the
+// (FoldParametersOverlay): the result reads A, B_G1 and B_G2 from base and L' and K from the
 // overlay, carries the fold, and proves as FoldC's parameters would. base must stay open while
 // the result is used; closing the result unmaps the overlay only. An overlay folded from other
 // parameters, or that is damaged, is refused with an error naming what and where.
@@ -229,16 +236,62 @@ func overlay(base *MappedParameters, b []byte, mode DecodeMode) (*MappedParamete
 		return nil, fmt.Errorf("folded from other parameters (base %s… at byte 48, these are %s)",
 			hex.EncodeToString(key[:8]), strings.TrimPrefix(id, "sha256:")[:16])
 	}
-	count, err := readCount(b, n, "l", G1UncompressedSize)
-	if err != nil {
-		return nil, err
-	}
-	if aux := base.Len(primitive.SectionL); count != aux {
-		return nil, fmt.Errorf("L' has %d points (byte %d), the parameters' L %d", count, n, aux)
-	}
 	m := &MappedParameters{VK: base.VK, b: b, secs: base.secs, sb: base.sb, mode: mode, fold: f, base: base}
-	m.secs[primitive.SectionL] = paramSection{name: "l", start: n + 4, count: count, size: G1UncompressedSize}
-	m.sb[primitive.SectionL] = b
+	off := n
+	for _, sec := range []struct {
+		s          primitive.Section
+		name, what string
+		want       int
+	}{
+		{primitive.SectionL, "l", "L'", base.Len(primitive.SectionL)},
+		{primitive.SectionH, "h", "K (H on the coset)", base.Len(primitive.SectionH) + 1},
+	} {
+		count, err := readCount(b, off, sec.name, G1UncompressedSize)
+		if err != nil {
+			return nil, err
+		}
+		if count != sec.want {
+			return nil, fmt.Errorf("%s has %d points (byte %d), want %d for these parameters", sec.what, count, off, sec.want)
+		}
+		m.secs[sec.s] = paramSection{name: sec.name, start: off + 4, count: count, size: G1UncompressedSize}
+		m.sb[sec.s] = b
+		off += 4 + count*G1UncompressedSize
+	}
+	if off != len(b) {
+		return nil, fmt.Errorf("%d bytes after K at byte %d", len(b)-off, off)
+	}
 	m.g1, m.g2 = pointDecoders(mode)
+	return m, nil
+}
+
+// WithFold returns base with fold f over it as a fold overlay would map it (OpenFoldOverlay),
+// from points held in memory: K from h and L' from l, each its points in bellperson's
+// uncompressed G1 encoding (EncodeG1Points, 96 bytes a point), or base's L where l is nil. It
+// serves folds that never reach a file (devsetup.RandomFold); l and h must not change while the
+// result is used, and base must stay open. Counts that do not fit base are refused.
+func (base *MappedParameters) WithFold(f *CFold, l, h []byte) (*MappedParameters, error) {
+	if base.fold != nil {
+		return nil, fmt.Errorf("%w: the parameters are folded already", ErrFold)
+	}
+	m := &MappedParameters{VK: base.VK, b: base.b, secs: base.secs, sb: base.sb, mode: base.mode, fold: f, base: base}
+	for _, sec := range []struct {
+		s          primitive.Section
+		name, what string
+		b          []byte
+		want       int
+	}{
+		{primitive.SectionL, "l", "L'", l, base.Len(primitive.SectionL)},
+		{primitive.SectionH, "h", "K (H on the coset)", h, base.Len(primitive.SectionH) + 1},
+	} {
+		if sec.b == nil && sec.s == primitive.SectionL {
+			continue
+		}
+		if len(sec.b) != sec.want*G1UncompressedSize {
+			return nil, fmt.Errorf("%w: %s has %d bytes, want %d points of %d", ErrFold, sec.what, len(sec.b), sec.want, G1UncompressedSize)
+		}
+		m.secs[sec.s] = paramSection{name: sec.name, count: sec.want, size: G1UncompressedSize}
+		m.sb[sec.s] = sec.b
+	}
+	m.g1, m.g2 = pointDecoders(base.mode)
 	return m, nil
 }

@@ -3,6 +3,8 @@ package prover_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -86,7 +88,8 @@ func TestFoldedParametersFileErrors(t *testing.T) {
 		damage func([]byte) []byte
 		want   string
 	}{
-		{"version", func(b []byte) []byte { b[11] = 2; return b }, "version 2 at byte 8"},
+		{"version", func(b []byte) []byte { b[11] = 3; return b }, "version 3 at byte 8"},
+		{"version 1", func(b []byte) []byte { b[11] = 1; return b }, "without H on the coset; fold again"},
 		{"cut in the header", func(b []byte) []byte { return b[:100] }, "needs 4096 bytes, the file has 100"},
 		{"checksum", func(b []byte) []byte { b[60]++; return b }, "header checksum"},
 		{"padding", func(b []byte) []byte { b[4000] = 1; return b }, "padding at byte 4000"},
@@ -150,6 +153,24 @@ func TestFoldOverlay(t *testing.T) {
 	require.NoError(t, os.WriteFile(cut, good[:len(good)-50], 0o644))
 	_, err = prover.OpenFoldOverlay(base, cut, prover.Checked)
 	require.ErrorContains(t, err, "count")
+	long := filepath.Join(t.TempDir(), "long.overlay")
+	require.NoError(t, os.WriteFile(long, append(append([]byte(nil), good...), 0), 0o644))
+	_, err = prover.OpenFoldOverlay(base, long, prover.Checked)
+	require.ErrorContains(t, err, "1 bytes after K")
+	// K's count one short (the points moved up, the last byte dropped), then L''s.
+	dm := shape.DomainSize()
+	kAt := len(good) - 4 - dm*prover.G1UncompressedSize
+	short := append([]byte(nil), good[:len(good)-prover.G1UncompressedSize]...)
+	binary.BigEndian.PutUint32(short[kAt:], uint32(dm-1))
+	require.NoError(t, os.WriteFile(cut, short, 0o644))
+	_, err = prover.OpenFoldOverlay(base, cut, prover.Checked)
+	require.ErrorContains(t, err, fmt.Sprintf("K (H on the coset) has %d points (byte %d), want %d", dm-1, kAt, dm))
+	lAt := kAt - 4 - shape.NumAux*prover.G1UncompressedSize
+	bad := append([]byte(nil), good...)
+	binary.BigEndian.PutUint32(bad[lAt:], uint32(shape.NumAux-1))
+	require.NoError(t, os.WriteFile(cut, bad, 0o644))
+	_, err = prover.OpenFoldOverlay(base, cut, prover.Checked)
+	require.ErrorContains(t, err, fmt.Sprintf("L' has %d points (byte %d), want %d", shape.NumAux-1, lAt, shape.NumAux))
 	folde := filepath.Join(t.TempDir(), "folded.params")
 	require.NoError(t, folded.WriteFoldedParametersFile(folde))
 	_, err = prover.OpenFoldOverlay(base, folde, prover.Checked)

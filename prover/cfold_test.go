@@ -130,7 +130,7 @@ func TestFoldCRefuses(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, fromHeap.L, fromFile.L)
 	require.Equal(t, fromHeap.CFold, fromFile.CFold)
-	require.Equal(t, mp.Identity()+" (C folded)", fromFile.ID)
+	require.Equal(t, mp.Identity()+" (folded)", fromFile.ID)
 	require.Nil(t, fromFile.Mapped())
 
 	other := cHeavy(fr.NewElement(4))
@@ -150,8 +150,9 @@ func TestFoldCRefuses(t *testing.T) {
 	require.Zero(t, buf.Len())
 }
 
-// TestFoldWithProgress: the fold reports its two stages in order, each from 0 up to its total
-// (the transform's butterflies and scale, then C's columns), and folds as without a report.
+// TestFoldWithProgress: the fold reports its three stages in order, each from 0 up to its total
+// (two transforms' twisted inputs and butterflies, then C's columns), and folds as without a
+// report.
 func TestFoldWithProgress(t *testing.T) {
 	c := cHeavy(fr.NewElement(11))
 	shape, params := setupFor(t, c)
@@ -167,6 +168,7 @@ func TestFoldWithProgress(t *testing.T) {
 	want, err := prover.FoldC(t.Context(), params, shape)
 	require.NoError(t, err)
 	require.Equal(t, want.L, folded.L)
+	require.Equal(t, want.H, folded.H)
 	var stages []string
 	for i, r := range got {
 		if i == 0 || r.stage != got[i-1].stage {
@@ -179,28 +181,29 @@ func TestFoldWithProgress(t *testing.T) {
 			require.Equal(t, r.total, r.done, "%s ends at its total", r.stage)
 		}
 	}
-	require.Equal(t, []string{"H transform", "C's columns"}, stages)
+	require.Equal(t, []string{"C's transform", "H on the coset", "C's columns"}, stages)
 	m := int64(shape.DomainSize())
-	require.Equal(t, m/2*int64(bits.TrailingZeros64(uint64(m)))+m, got[0].total)
+	require.Equal(t, m/2*int64(bits.TrailingZeros64(uint64(m)))+m-1, got[0].total)
 }
 
 // TestFoldWithDFT: a transform given with FoldWithDFT (here the definition, point by point,
-// reporting its stages) folds to the same parameters as the CPU's, its stages reported as the
-// fold's "H transform" up to its total; its error and a result of the wrong length are refused
-// with errors that say so.
+// reporting its stages) folds to the same parameters as the CPU's (L', K and the inputs' points),
+// its stages reported as the fold's "C's transform" up to its total; its error and a result of
+// the wrong length are refused with errors that say so.
 func TestFoldWithDFT(t *testing.T) {
 	c := cHeavy(fr.NewElement(9))
 	shape, params := setupFor(t, c)
 	want, err := prover.FoldC(t.Context(), params, shape)
 	require.NoError(t, err)
-	definition := func(_ context.Context, points []bls12381.G1Affine, logN int, omega, scale fr.Element, progress func(int)) ([]bls12381.G1Affine, error) {
+	definition := func(_ context.Context, points []bls12381.G1Affine, logN int, omega, twist, scale fr.Element, progress func(int)) ([]bls12381.G1Affine, error) {
 		n := 1 << logN
 		out := make([]bls12381.G1Jac, n)
 		for j := range n {
 			for i := range points {
-				var w fr.Element
+				var w, t fr.Element
 				w.Exp(omega, big.NewInt(int64(i*j)))
-				w.Mul(&w, &scale)
+				t.Exp(twist, big.NewInt(int64(i)))
+				w.Mul(&w, &t).Mul(&w, &scale)
 				var term bls12381.G1Jac
 				term.FromAffine(&points[i])
 				term.ScalarMultiplication(&term, w.BigInt(new(big.Int)))
@@ -214,23 +217,25 @@ func TestFoldWithDFT(t *testing.T) {
 	var done []int64
 	got, err := prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(definition),
 		prover.FoldWithProgress(func(stage string, d, total int64) {
-			if stage == "H transform" {
+			if stage == "C's transform" {
 				done = append(done, d)
 			}
 		}))
 	require.NoError(t, err)
 	m := int64(shape.DomainSize())
 	logM := int64(bits.TrailingZeros64(uint64(m)))
-	require.Equal(t, []int64{0, m / 2, (logM - 1) * m / 2, logM*m/2 + m}, done)
+	require.Equal(t, []int64{0, m / 2, (logM - 1) * m / 2, logM*m/2 + m - 1}, done)
 	require.Equal(t, want.L, got.L)
+	require.Equal(t, want.H, got.H)
+	require.Len(t, got.H, int(m))
 	require.Equal(t, want.CFold, got.CFold)
 
-	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(context.Context, []bls12381.G1Affine, int, fr.Element, fr.Element, func(int)) ([]bls12381.G1Affine, error) {
+	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(context.Context, []bls12381.G1Affine, int, fr.Element, fr.Element, fr.Element, func(int)) ([]bls12381.G1Affine, error) {
 		return nil, errors.New("device lost")
 	}))
 	require.ErrorIs(t, err, prover.ErrFold)
 	require.ErrorContains(t, err, "device lost")
-	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(_ context.Context, p []bls12381.G1Affine, logN int, w, s fr.Element, _ func(int)) ([]bls12381.G1Affine, error) {
+	_, err = prover.FoldC(t.Context(), params, shape, prover.FoldWithDFT(func(_ context.Context, p []bls12381.G1Affine, logN int, w, t, s fr.Element, _ func(int)) ([]bls12381.G1Affine, error) {
 		return p, nil
 	}))
 	require.ErrorContains(t, err, "want")
@@ -242,7 +247,7 @@ func TestFoldWithDFT(t *testing.T) {
 func TestFoldCancelled(t *testing.T) {
 	c := cHeavy(fr.NewElement(5))
 	shape, params, _, base := mappedSetup(t, c)
-	for _, stage := range []string{"H transform", "C's columns"} {
+	for _, stage := range []string{"C's transform", "H on the coset", "C's columns"} {
 		t.Run(stage, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()

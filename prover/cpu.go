@@ -247,18 +247,12 @@ func (w *cpuWorkspace) Quotient(ctx context.Context, a, c primitive.Buf, logN in
 	if err != nil {
 		return err
 	}
-	if c == primitive.NoBuf {
-		for i := range va {
-			va[i].Mul(&va[i], &zInv)
-		}
-	} else {
-		vc, err := w.buf(c, 0, 1<<logN)
-		if err != nil {
-			return err
-		}
-		for i := range va {
-			va[i].Sub(&va[i], &vc[i]).Mul(&va[i], &zInv)
-		}
+	vc, err := w.buf(c, 0, 1<<logN)
+	if err != nil {
+		return err
+	}
+	for i := range va {
+		va[i].Sub(&va[i], &vc[i]).Mul(&va[i], &zInv)
 	}
 	fft.BitReverse(va)
 	return nil

@@ -228,10 +228,31 @@ func TestQuotientMatchesDefinition(t *testing.T) {
 				require.NoError(t, ws.Upload(ctx, primitive.Buf(i), v))
 			}
 			task := &groth16Task{ws: ws, params: &Parameters{}, dims: primitive.Dims{Domain: m}}
-			bitRev, err := task.quotient(ctx)
+			bitRev, own, err := task.quotient(ctx)
 			require.NoError(t, err)
 			require.Zero(t, bitRev, "the steps leave natural order")
+			require.False(t, own)
 			require.Equal(t, want, ws.(*cpuWorkspace).bufs[primitive.BufA], "2^%d %s", logM, kind)
+			ws.Release()
+
+			// Folded parameters: no c, and the values â·b̂ on the coset that H's points on the
+			// coset pair with.
+			dims := primitive.Dims{Domain: m, W: 1, B: 1, NoC: true}
+			ws, err = dev.Workspace(ctx, dims)
+			require.NoError(t, err)
+			for i, v := range [][]fr.Element{a, b} {
+				require.NoError(t, ws.Upload(ctx, primitive.Buf(i), v))
+			}
+			task = &groth16Task{ws: ws, params: &Parameters{CFold: &CFold{}}, dims: dims}
+			bitRev, own, err = task.quotient(ctx)
+			require.NoError(t, err)
+			require.Zero(t, bitRev)
+			require.False(t, own)
+			e := make([]fr.Element, m)
+			for i := range e {
+				e[i].Mul(&ca[i], &cb[i])
+			}
+			require.Equal(t, e, ws.(*cpuWorkspace).bufs[primitive.BufA], "2^%d %s, folded", logM, kind)
 			ws.Release()
 		}
 	}
@@ -258,15 +279,22 @@ type quotientRunner struct {
 	t        *testing.T
 	calls    []int
 	shift    fr.Element
-	withC    bool
+	folded   bool
 	reversed bool
 }
 
-func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bool, error) {
+func (q *quotientRunner) RunQuotient(ctx context.Context, logN int, shift fr.Element, folded bool) (bool, error) {
 	q.calls = append(q.calls, logN)
 	q.shift = shift
-	q.withC = withC
+	q.folded = folded
 	return q.reversed, nil
+}
+
+// quotientMSMRunner is a quotientRunner that runs MSM batches too (none is run here).
+type quotientMSMRunner struct{ *quotientRunner }
+
+func (quotientMSMRunner) RunMSMs(context.Context, primitive.Bases, []primitive.MSMJob) error {
+	return nil
 }
 
 func (q *quotientRunner) NTT(context.Context, primitive.Buf, int, primitive.NTT) error {
@@ -285,23 +313,34 @@ func (q *quotientRunner) Quotient(context.Context, primitive.Buf, primitive.Buf,
 }
 
 // TestQuotientTakesTheRunner checks that a workspace implementing primitive.QuotientRunner gets
-// the whole quotient as one call, with the domain's size and the coset shift ω_{2m}.
+// the whole quotient as one call, with the domain's size, the coset shift ω_{2m} and whether the
+// parameters are folded, and that H's scalars are then read in the runner's form.
 func TestQuotientTakesTheRunner(t *testing.T) {
 	ctx := context.Background()
 	ws, err := (&cpuPrimitives{}).Workspace(ctx, primitive.Dims{Domain: 8, W: 1, B: 1})
 	require.NoError(t, err)
 	defer ws.Release()
 	q := &quotientRunner{cpuWorkspace: ws.(*cpuWorkspace), t: t}
+	// The runner's form is refused where no MSM batch would read it.
 	task := &groth16Task{ws: q, params: &Parameters{}, dims: primitive.Dims{Domain: 8}}
-	bitRev, err := task.quotient(ctx)
+	_, _, err = task.quotient(ctx)
+	require.ErrorContains(t, err, "runs no MSM batch")
+	require.Empty(t, q.calls)
+	task.ws = quotientMSMRunner{q}
+	bitRev, own, err := task.quotient(ctx)
 	require.NoError(t, err)
 	require.Zero(t, bitRev)
+	require.True(t, own)
 	require.Equal(t, []int{3}, q.calls)
-	require.True(t, q.withC)
-	// h left bit-reversed is refused where no MSM batch would read it so.
+	require.False(t, q.folded)
 	q.reversed = true
-	_, err = task.quotient(ctx)
-	require.ErrorContains(t, err, "runs no MSM batch")
+	bitRev, _, err = task.quotient(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 3, bitRev)
+	task.params = &Parameters{CFold: &CFold{}}
+	_, _, err = task.quotient(ctx)
+	require.NoError(t, err)
+	require.True(t, q.folded)
 	want, err := fft.Generator(16)
 	require.NoError(t, err)
 	require.Equal(t, want, q.shift)
@@ -310,29 +349,14 @@ func TestQuotientTakesTheRunner(t *testing.T) {
 	require.Equal(t, "-1", z.String(), "ω_16^8")
 }
 
-// TestCPUQuotientWithoutC: a workspace of Dims.NoC has no BufC, and Quotient with c = NoBuf
-// equals Quotient with a zero c.
-func TestCPUQuotientWithoutC(t *testing.T) {
+// TestCPUWorkspaceWithoutC: a workspace of Dims.NoC has no BufC and holds one vector less.
+func TestCPUWorkspaceWithoutC(t *testing.T) {
 	ctx := context.Background()
 	const logN = 5
 	d := &cpuPrimitives{}
-	with, err := d.Workspace(ctx, primitive.Dims{Domain: 1 << logN, W: 1})
-	require.NoError(t, err)
 	without, err := d.Workspace(ctx, primitive.Dims{Domain: 1 << logN, W: 1, NoC: true})
 	require.NoError(t, err)
 	require.Equal(t, d.HostBytes(primitive.Dims{Domain: 1 << logN, W: 1})-d.HostBytes(primitive.Dims{Domain: 1 << logN, W: 1, NoC: true}),
 		int64(1<<logN)*fr.Bytes)
 	require.Error(t, without.Upload(ctx, primitive.BufC, []fr.Element{fr.NewElement(1)}), "no BufC")
-	a := make([]fr.Element, 1<<logN)
-	for i := range a {
-		a[i].SetRandom()
-	}
-	var z fr.Element
-	z.SetUint64(3)
-	require.NoError(t, with.Upload(ctx, primitive.BufA, a))
-	require.NoError(t, with.Upload(ctx, primitive.BufC, nil))
-	require.NoError(t, without.Upload(ctx, primitive.BufA, a))
-	require.NoError(t, with.Quotient(ctx, primitive.BufA, primitive.BufC, logN, z))
-	require.NoError(t, without.Quotient(ctx, primitive.BufA, primitive.NoBuf, logN, z))
-	require.Equal(t, with.(*cpuWorkspace).bufs[primitive.BufA], without.(*cpuWorkspace).bufs[primitive.BufA])
 }

@@ -21,8 +21,9 @@ import (
 //	    compute A·w, B·w, C·w from the shape); compact
 //	    the A query's scalars (when a_aux does not mark every aux variable; else A uses w) and
 //	    the B queries' scalars out of w by their densities.
-//	Run (under the lock): h = (a·b − c)/Z by six NTTs (quotient, below); then the MSMs H (h),
-//	    A, B_G1, L (w's aux part) and B_G2.
+//	Run (under the lock): h = (a·b − c)/Z by six NTTs, or with folded parameters (FoldC) the
+//	    values â·b̂ on the coset by four (quotient, below); then the MSMs H (over those), A,
+//	    B_G1, L (w's aux part) and B_G2.
 //	Finalize: A, B, C from the MSMs, r and s.
 type groth16Device struct {
 	p primitive.Device
@@ -130,9 +131,9 @@ type groth16Task struct {
 }
 
 // stage copies the partition to the workspace and compacts the query scalars there. With
-// evalOnDevice, only w is copied and the workspace computes A·w, B·w, C·w. With C folded into L
-// (FoldC) the workspace has no c (Dims.NoC) and nothing is staged there: the quotient computes h'
-// without it (cfold.go).
+// evalOnDevice, only w is copied and the workspace computes A·w, B·w, C·w. With folded
+// parameters (FoldC) the workspace has no c (Dims.NoC) and nothing is staged there: the quotient
+// needs none (cfold.go).
 func (t *groth16Task) stage(ctx context.Context, evalOnDevice bool) error {
 	asg, ws, shape := t.asg, t.ws, t.asg.Shape
 	folded := t.params.CFold != nil
@@ -216,7 +217,7 @@ func (t *groth16Task) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("prover: parameters on %s: %w", t.dev.Name(), err)
 	}
-	hBitRev, err := t.quotient(ctx)
+	hBitRev, hOwn, err := t.quotient(ctx)
 	if err != nil {
 		return fmt.Errorf("prover: h on %s: %w", t.dev.Name(), err)
 	}
@@ -230,7 +231,7 @@ func (t *groth16Task) Run(ctx context.Context) error {
 	// these come last, before the lock passes. A device batch combines each MSM's window sums on
 	// the host while it runs the next one, so after H the dearest combination (G2's) comes first.
 	all := []primitive.MSMJob{
-		{Sec: primitive.SectionH, S: primitive.BufA, N: t.srs.Len(primitive.SectionH), BitRev: hBitRev, G1: &t.res.H},
+		{Sec: primitive.SectionH, S: primitive.BufA, N: t.srs.Len(primitive.SectionH), BitRev: hBitRev, RunnerForm: hOwn, G1: &t.res.H},
 		{Sec: primitive.SectionBG2, S: primitive.BufScalarsB, N: t.dims.B, G2: &t.res.B2},
 		{Sec: primitive.SectionA, S: aScalars, N: aLen, G1: &t.res.A},
 		{Sec: primitive.SectionBG1, S: primitive.BufScalarsB, N: t.dims.B, G1: &t.res.B1},
@@ -264,68 +265,76 @@ func (t *groth16Task) Run(ctx context.Context) error {
 	return nil
 }
 
-// quotient turns the staged evaluations of a, b, c over the domain ⟨ω⟩ of size m into the m−1
-// coefficients of h = (a·b − c)/Z, Z = X^m − 1, left in BufA in natural order, or in the order
-// of log m bits reversed where it returns log m (a QuotientRunner's choice: MSMJob.BitRev). On a coset
-// g·⟨ω⟩, Z is the constant g^m − 1, and deg h < m, so h is the inverse coset transform of
-// (a·b − c)/(g^m − 1) there; the inverse coset transform of c's values on the coset is c's
-// coefficients, so only a and b need them:
+// quotient turns the staged evaluations of a, b, c over the domain ⟨ω⟩ of size m into the
+// scalars of H's MSM, left in BufA: the m−1 coefficients of h = (a·b − c)/Z, Z = X^m − 1, or,
+// with folded parameters (FoldC), the m values e = â·b̂ on the coset that H's points on the coset
+// pair with. On a coset g·⟨ω⟩, Z is the constant g^m − 1, and deg h < m, so h is the inverse
+// coset transform of (a·b − c)/(g^m − 1) there; the inverse coset transform of c's values on the
+// coset is c's coefficients, so only a and b need them:
 //
 //	â, b̂ = NTT_coset(iNTT(a)), NTT_coset(iNTT(b))   values on the coset
 //	h = (iNTT_coset(â·b̂) − iNTT(c)) / (g^m − 1)        coefficients
 //
 // Six transforms instead of seven, equal to the seven-transform recipe element for element, even
-// for an unsatisfied assignment. With C folded into L (FoldC) c is zero and its transform is
-// skipped: five transforms give h' = iNTT_coset(â·b̂)/(g^m − 1), and L and the inputs' points
-// carry the rest of H's MSM (cfold.go). The inverse transforms leave bit-reversed order and the
-// coset transforms take it, so no transform permutes; Quotient's bit reversal gives h natural
-// order.
+// for an unsatisfied assignment. With folded parameters the last two transforms are in the
+// parameters' points (cfold.go): four transforms give e = â·b̂, in natural order. The inverse
+// transforms leave bit-reversed order and the coset transforms take it, so no transform
+// permutes; Quotient's bit reversal gives h natural order.
+//
 // A workspace that implements primitive.QuotientRunner (a GPU's) takes these steps in one call,
-// and may leave h bit-reversed for its own MSM batch, which then pairs h_i with H's base i.
+// and leaves the scalars in its own form for its own MSM batch (runnerForm), h possibly
+// bit-reversed (bitRev = log m), which then pairs h_i with H's base i.
 //
 // The coset is quotientShift's, g = ω_{2m}. When a·b − c vanishes on the domain (a satisfied
 // assignment), h is the same on every coset, so the proof is bellperson's, whose coset is 7's;
 // otherwise (no valid proof either way) h depends on g.
-func (t *groth16Task) quotient(ctx context.Context) (bitRev int, err error) {
+func (t *groth16Task) quotient(ctx context.Context) (bitRev int, runnerForm bool, err error) {
 	m := t.dims.Domain
 	logM := bits.TrailingZeros(uint(m))
 	shift, err := quotientShift(m)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
+	folded := t.params.CFold != nil
 	if r, ok := t.ws.(primitive.QuotientRunner); ok {
-		reversed, err := r.RunQuotient(ctx, logM, shift, t.params.CFold == nil)
-		if err != nil || !reversed {
-			return 0, err
-		}
 		if _, ok := t.ws.(primitive.MSMRunner); !ok {
-			return 0, errors.New("prover: the workspace left h bit-reversed but runs no MSM batch to read it")
+			return 0, false, errors.New("prover: the workspace computes the quotient in its own form but runs no MSM batch to read it")
 		}
-		return logM, nil
+		reversed, err := r.RunQuotient(ctx, logM, shift, folded)
+		if err != nil {
+			return 0, false, err
+		}
+		if reversed {
+			bitRev = logM
+		}
+		return bitRev, true, nil
 	}
 	toBitReversed := primitive.NTT{Inverse: true, OutputBitReversed: true}
-	inverses, c := []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC}, primitive.BufC
-	if t.params.CFold != nil {
-		inverses, c = inverses[:2], primitive.NoBuf // no c: C folded into L
+	inverses := []primitive.Buf{primitive.BufA, primitive.BufB, primitive.BufC}
+	if folded {
+		inverses = inverses[:2] // no c: C folded into L
 	}
 	for _, b := range inverses {
 		if err := t.ws.NTT(ctx, b, logM, toBitReversed); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 	}
 	for _, b := range []primitive.Buf{primitive.BufA, primitive.BufB} {
 		if err := t.ws.NTT(ctx, b, logM, primitive.NTT{Coset: true, InputBitReversed: true, Shift: shift}); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 	}
 	if err := t.ws.Mul(ctx, primitive.BufA, primitive.BufB, m); err != nil {
-		return 0, err
+		return 0, false, err
+	}
+	if folded {
+		return 0, false, nil // e = â·b̂: H on the coset
 	}
 	inverseOnCoset := primitive.NTT{Inverse: true, Coset: true, OutputBitReversed: true, Shift: shift}
 	if err := t.ws.NTT(ctx, primitive.BufA, logM, inverseOnCoset); err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	return 0, t.ws.Quotient(ctx, primitive.BufA, c, logM, zInverseOnCoset(m, shift))
+	return 0, false, t.ws.Quotient(ctx, primitive.BufA, primitive.BufC, logM, zInverseOnCoset(m, shift))
 }
 
 // quotientShift returns the quotient's coset shift for a domain of size m: ω_{2m} =

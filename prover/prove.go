@@ -95,11 +95,12 @@ func ProvePartition(ctx context.Context, params *Parameters, asg *synth.Assignme
 	return proof, nil
 }
 
-// CheckParameters reports whether params fit shape: |IC| = inputs, |L| = aux, |H| = m−1, and the
-// A, B_G1, B_G2 queries have one point per variable their densities mark. A mismatch is a
-// *ParamsMismatchError. Parameters folded by FoldC must be folded for shape's C.
+// CheckParameters reports whether params fit shape: |IC| = inputs, |L| = aux, |H| = m−1 (m when
+// folded: H on the coset), and the A, B_G1, B_G2 queries have one point per variable their
+// densities mark. A mismatch is a *ParamsMismatchError. Parameters folded by FoldC must be
+// folded for shape's C.
 func CheckParameters(params *Parameters, shape *synth.Shape) error {
-	if err := checkSections(len(params.VK.IC), params.Len, shape); err != nil {
+	if err := checkSections(len(params.VK.IC), params.Len, shape, params.CFold != nil); err != nil {
 		return err
 	}
 	return checkFold(params, shape)
@@ -121,15 +122,19 @@ func (e *ParamsMismatchError) Error() string {
 func (e *ParamsMismatchError) Unwrap() error { return ErrParamsMismatch }
 
 // checkSections is CheckParameters over the IC count and the sections' lengths, for decoded or
-// mapped parameters alike.
-func checkSections(ic int, length func(primitive.Section) int, shape *synth.Shape) error {
+// mapped parameters alike, folded or not.
+func checkSections(ic int, length func(primitive.Section) int, shape *synth.Shape, folded bool) error {
 	bCount := shape.BDensityInput.Count() + shape.BDensityAux.Count()
+	hCount := shape.DomainSize() - 1
+	if folded {
+		hCount++ // H on the coset: a point for each of the domain's m values
+	}
 	checks := []struct {
 		name      string
 		got, want int
 	}{
 		{"ic", ic, shape.NumInputs},
-		{"h", length(primitive.SectionH), shape.DomainSize() - 1},
+		{"h", length(primitive.SectionH), hCount},
 		{"l", length(primitive.SectionL), shape.NumAux},
 		{"a", length(primitive.SectionA), shape.NumInputs + shape.ADensityAux.Count()},
 		{"b_g1", length(primitive.SectionBG1), bCount},
@@ -146,5 +151,5 @@ func checkSections(ic int, length func(primitive.Section) int, shape *synth.Shap
 // CheckFile is CheckParameters for a parameters file, from its verifying key and section counts
 // alone (no point is decoded).
 func (m *MappedParameters) CheckFile(shape *synth.Shape) error {
-	return checkSections(len(m.VK.IC), m.Len, shape)
+	return checkSections(len(m.VK.IC), m.Len, shape, m.fold != nil)
 }

@@ -25,7 +25,7 @@ type msmRunnerDevice struct {
 	calls    [][]primitive.Section
 	alone    int    // MSMs asked for one at a time
 	reverseH bool   // workspaces take the quotient in one call and leave h bit-reversed
-	withC    []bool // RunQuotient's withC, call by call
+	folded   []bool // RunQuotient's folded, call by call
 	t        *testing.T
 }
 
@@ -112,18 +112,14 @@ type hReversingWorkspace struct {
 	logN int
 }
 
-// RunQuotient without c leaves c's transform out and takes no c in the last step (the workspace
-// of a partition with C folded into L has no BufC).
-func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bool, error) {
+// RunQuotient, folded, leaves c out (the workspace of a partition with folded parameters has no
+// BufC) and stops at â·b̂ in natural order; otherwise it computes h and leaves it bit-reversed.
+func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift fr.Element, folded bool) (bool, error) {
 	w.logN = logN
 	m := 1 << logN
 	w.d.mu.Lock()
-	w.d.withC = append(w.d.withC, withC)
+	w.d.folded = append(w.d.folded, folded)
 	w.d.mu.Unlock()
-	c := primitive.BufC
-	if !withC {
-		c = primitive.NoBuf
-	}
 	steps := []struct {
 		b   primitive.Buf
 		cfg primitive.NTT
@@ -135,7 +131,7 @@ func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift f
 		{primitive.BufB, primitive.NTT{Coset: true, InputBitReversed: true, Shift: shift}},
 	}
 	for _, st := range steps {
-		if st.b == primitive.BufC && !withC {
+		if st.b == primitive.BufC && folded {
 			continue
 		}
 		if err := w.NTT(ctx, st.b, logN, st.cfg); err != nil {
@@ -145,6 +141,9 @@ func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift f
 	if err := w.Mul(ctx, primitive.BufA, primitive.BufB, m); err != nil {
 		return false, err
 	}
+	if folded {
+		return false, nil
+	}
 	inverseOnCoset := primitive.NTT{Inverse: true, Coset: true, OutputBitReversed: true, Shift: shift}
 	if err := w.NTT(ctx, primitive.BufA, logN, inverseOnCoset); err != nil {
 		return false, err
@@ -153,7 +152,7 @@ func (w *hReversingWorkspace) RunQuotient(ctx context.Context, logN int, shift f
 	z.Exp(shift, big.NewInt(int64(m)))
 	z.Sub(&z, new(fr.Element).SetOne())
 	z.Inverse(&z)
-	if err := w.Quotient(ctx, primitive.BufA, c, logN, z); err != nil {
+	if err := w.Quotient(ctx, primitive.BufA, primitive.BufC, logN, z); err != nil {
 		return false, err
 	}
 	return true, w.reorder(ctx, primitive.NTT{OutputBitReversed: true},
@@ -171,6 +170,10 @@ func (w *hReversingWorkspace) reorder(ctx context.Context, fwd, inv primitive.NT
 func (w *hReversingWorkspace) RunMSMs(ctx context.Context, b primitive.Bases, jobs []primitive.MSMJob) error {
 	jobs = slices.Clone(jobs)
 	for i, j := range jobs {
+		if j.RunnerForm != (j.Sec == primitive.SectionH) || (j.RunnerForm && j.S != primitive.BufA) {
+			w.d.t.Errorf("job %d (%s over buffer %d): in the runner's form %v, want only H's over a", i, j.Sec, j.S, j.RunnerForm)
+		}
+		jobs[i].RunnerForm = false
 		if j.BitRev == 0 {
 			continue
 		}

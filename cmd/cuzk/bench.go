@@ -45,8 +45,8 @@ func runBench(ctx context.Context, args []string) error {
 	deviceEval := fs.Bool("device-eval", true, "compute A·w, B·w, C·w on the GPUs from the shape's matrices kept there, so the host holds only w per partition (GPU devices only; --device-eval=false computes them on the host)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (pprof) to this file at each new peak of the resident set")
 	paramsFile := fs.String("params-file", "", "keep the INSECURE parameters in this file: reused when it exists and fits the circuit (an error when it does not), else written there by a streamed setup that holds one chunk of points at a time, then loaded")
-	foldC := fs.String("fold-c", "off", "fold C's share of H's MSM into L before proving, so that a partition needs one inverse transform less: on (prover.FoldC, its transform over H's points on the first GPU, else on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition; parameters from --params-file are decoded onto the heap first), random (random points stand for the fold, with any parameters: timing only, the proofs do not verify and are not checked) or off")
-	foldedFile := fs.String("folded-params-file", "", "with --fold-c on, keep the fold in this file: reused when it exists and fits the circuit (an error when it does not), else folded and written there; over --params-file a fold overlay (L' alone, beside the parameters file), else a folded parameters file")
+	foldC := fs.String("fold-c", "off", "fold the parameters before proving (C's share of H's MSM into L, H on the quotient's coset), so that a partition needs two transforms less and no C·w: on (prover.FoldC, its two transforms over H's points on the first GPU, else on the CPU: seconds at 2^16 constraints, hours at a 32 GiB PoRep partition; parameters from --params-file are decoded onto the heap first), random (random points stand for the inputs' share and for K, H on the coset, with any parameters, L kept as it is; over --params-file K is held on the heap, 12 GiB at a 32 GiB PoRep partition: timing only, the proofs do not verify and are not checked) or off")
+	foldedFile := fs.String("folded-params-file", "", "with --fold-c on, keep the fold in this file: reused when it exists and fits the circuit (an error when it does not), else folded and written there; over --params-file a fold overlay (L' and K, beside the parameters file), else a folded parameters file")
 	var tables tableFlags
 	tables.register(fs)
 	budgetGiB := fs.Float64("memory-budget", 0, "the engine's host memory budget in GiB (0: the cgroup limit or the RAM, less a margin)")
@@ -162,13 +162,15 @@ func runBench(ctx context.Context, args []string) error {
 	fmt.Printf("%s in %s: %s of points\n", kind, time.Since(start).Round(time.Millisecond), gibs(engine.ParametersBytes(params)))
 	switch *foldC {
 	case "random":
-		params = devsetup.RandomFold(params, shape, cf.seed)
-		fmt.Println("random points stand for C folded into L: the proofs will not verify (and are not checked)")
+		if params, err = devsetup.RandomFold(params, shape, cf.seed); err != nil {
+			return fmt.Errorf("bench: --fold-c random: %w", err)
+		}
+		fmt.Println("random points stand for the folded parameters: the proofs will not verify (and are not checked)")
 	case "on":
 		start = time.Now()
 		foldStages := progress.NewStages(os.Stderr)
 		opts := []prover.FoldOption{prover.FoldWithProgress(foldStages.Report)}
-		if len(gpuDevs) > 0 { // the transform over H's points on the first GPU
+		if len(gpuDevs) > 0 { // the transforms over H's points on the first GPU
 			opts = append(opts, prover.FoldWithDFT(gpuDevs[0].Device().G1DFT))
 		}
 		folded, closer, made, err := foldBenchParams(ctx, params, shape, *foldedFile, opts...)
@@ -184,9 +186,9 @@ func runBench(ctx context.Context, args []string) error {
 		case !made:
 			fmt.Printf("reusing the folded parameters in %s\n", *foldedFile)
 		case *foldedFile != "":
-			fmt.Printf("C folded into L in %s, written to %s\n", time.Since(start).Round(time.Millisecond), *foldedFile)
+			fmt.Printf("parameters folded in %s, written to %s\n", time.Since(start).Round(time.Millisecond), *foldedFile)
 		default:
-			fmt.Printf("C folded into L in %s\n", time.Since(start).Round(time.Millisecond))
+			fmt.Printf("parameters folded in %s\n", time.Since(start).Round(time.Millisecond))
 		}
 	}
 

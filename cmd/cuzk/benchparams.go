@@ -71,14 +71,14 @@ func loadBenchParams(path string) (*prover.Parameters, io.Closer, error) {
 	return p, m, nil
 }
 
-// foldBenchParams returns params with C folded into L for shape (bench --fold-c on), through the
-// file at path when path is set: an existing file is opened and checked (prover.CheckParameters:
-// its counts and the digest of the circuit it was folded for) and used as it is; otherwise the
-// fold is made (with opts) and, with a path, written there. Parameters mapped from a file (--params-file)
-// fold into a fold overlay beside it (prover.FoldParametersOverlay: L' alone, decoding only H
-// and L), others into a folded parameters file. made reports whether it folded; closer closes the
-// file it opened (nil otherwise). A file that exists but does not fit is an error naming it,
-// never replaced.
+// foldBenchParams returns params folded for shape (bench --fold-c on: C folded into L, H on the
+// coset), through the file at path when path is set: an existing file is opened and checked
+// (prover.CheckParameters: its counts and the digest of the circuit it was folded for) and used
+// as it is; otherwise the fold is made (with opts) and, with a path, written there. Parameters
+// mapped from a file (--params-file) fold into a fold overlay beside it
+// (prover.FoldParametersOverlay: L' and K, decoding only H and L), others into a folded
+// parameters file. made reports whether it folded; closer closes the file it opened (nil
+// otherwise). A file that exists but does not fit is an error naming it, never replaced.
 func foldBenchParams(ctx context.Context, params *prover.Parameters, shape *synth.Shape, path string, opts ...prover.FoldOption) (
 	folded *prover.Parameters, closer io.Closer, made bool, err error) {
 	if path == "" {

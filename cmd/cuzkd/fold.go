@@ -30,13 +30,14 @@ func runFold(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fl.Usage = func() {
 		fmt.Fprint(fl.Output(), `usage: cuzkd fold [flags] CIRCUIT...
 
-Folds C into L for each circuit id (porep-32g, wpost-32g, winning-32g, snap-32g, …): an overlay
-of L' beside the parameters file (12 GiB at a 32 GiB PoRep), with which the daemon proves the
-same proof bytes with one transform fewer a partition once srs.fold_dir names its directory.
-The fold is an inverse transform over H's points: seconds for 2 KiB circuits; at 32 GiB
-minutes on a GPU (38 GiB of its memory, without the daemon's kernel lock) and hours on the CPU.
-It holds about 55 GiB of host memory at a 32 GiB PoRep (37 GiB with the GPU's transform), so
-run it while the daemon is not proving.
+Folds the parameters of each circuit id (porep-32g, wpost-32g, winning-32g, snap-32g, …): C
+folded into L and H put on the quotient's coset, an overlay of L' and K beside the parameters
+file (24 GiB at a 32 GiB PoRep), with which the daemon proves the same proof bytes with no C·w
+and four transforms a partition instead of six once srs.fold_dir names its directory. The fold
+is two transforms over H's points: seconds for 2 KiB circuits; at 32 GiB about 8 minutes on a
+GPU (42 GiB of its memory, without the daemon's kernel lock) and hours on the CPU. It holds
+about 79 GiB of host memory at a 32 GiB PoRep (61 GiB with the GPU's transforms), so run it
+while the daemon is not proving.
 
 flags:
 `)
@@ -46,7 +47,7 @@ flags:
 	paramDir := fl.String("param-cache", "", "directory of the v28 .params/.vk files (overrides srs.param_cache and $"+paramcache.DirEnv+")")
 	foldDir := fl.String("fold-dir", "", "directory of the fold overlays (overrides srs.fold_dir)")
 	force := fl.Bool("force", false, "fold again where a fitting overlay exists")
-	device := fl.String("device", "auto", "where to transform H's points: auto (the first GPU of gpus.devices when one is found, else the CPU), cpu, or gpu")
+	device := fl.String("device", "auto", "where to run the transforms over H's points: auto (the first GPU of gpus.devices when one is found, else the CPU), cpu, or gpu")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -131,8 +132,8 @@ func foldCircuit(ctx context.Context, id string, pi proofs.ProofInfo, cache *par
 	path, err := pi.FoldParameters(ctx, cache, dir, append(opts, prover.FoldWithProgress(stages.Report))...)
 	stages.Done()
 	if errors.Is(err, gpu.ErrOutOfMemory) {
-		return fmt.Errorf("fold %s: %w (the GPU's transform takes 304 bytes of device memory a point of H, "+
-			"38 GiB at porep-32g: run it while the daemon does not prove on that GPU, or pass --device cpu)", id, err)
+		return fmt.Errorf("fold %s: %w (the GPU's transforms take up to 336 bytes of device memory a point of the domain, "+
+			"42 GiB at porep-32g: run it while the daemon does not prove on that GPU, or pass --device cpu)", id, err)
 	}
 	if err != nil {
 		return fmt.Errorf("fold %s: %w", id, err)

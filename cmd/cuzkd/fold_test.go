@@ -72,7 +72,7 @@ func TestFoldCircuitEndToEnd(t *testing.T) {
 	overlay := filepath.Join(foldDir, pi.FoldFile())
 	out, errs := fold(false)
 	require.Contains(t, out, id+": folded into "+overlay)
-	require.Contains(t, errs, "H transform")
+	require.Contains(t, errs, "H on the coset")
 	out, _ = fold(false)
 	require.Contains(t, out, "fits its parameters and circuit: kept")
 	require.NoError(t, os.Truncate(overlay, 100))

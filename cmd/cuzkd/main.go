@@ -7,7 +7,7 @@
 //	cuzkd run --insecure-dev-params …   # INSECURE development parameters, 2 KiB sectors, tests and demos
 //	cuzkd status [--addr unix:///run/curio/cuzk.sock] [--json | --metrics]
 //	cuzkd check-config [--config FILE]
-//	cuzkd fold [--config FILE] [--fold-dir DIR] porep-32g …   # C folded into L, once per circuit
+//	cuzkd fold [--config FILE] [--fold-dir DIR] porep-32g …   # folded parameters, once per circuit
 //
 // See docs/daemon.md for the configuration keys and the metrics.
 package main
@@ -56,7 +56,7 @@ func commands() []command {
 		{"run", "serve the proving daemon until SIGINT or SIGTERM (the default command)", runDaemon},
 		{"status", "print GetStatus (or the metrics) of a running daemon", runStatus},
 		{"check-config", "check a configuration file and print the effective configuration", runCheckConfig},
-		{"fold", "fold C into L for circuits (an overlay beside their parameters file), for srs.fold_dir", runFold},
+		{"fold", "fold circuits' parameters (C into L, H on the coset: an overlay beside their parameters file), for srs.fold_dir", runFold},
 	}
 }
 

@@ -39,7 +39,7 @@ extern "C" {
 #define CUZK_API
 #endif
 
-#define CUZK_ABI_VERSION 18
+#define CUZK_ABI_VERSION 19
 
 /* Error codes. */
 enum {
@@ -112,8 +112,7 @@ CUZK_API cuzk_error_t cuzk_fr_mul(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *b, uint
  * a and c are distinct buffers on one device, z_inv one fr.Element (Montgomery form) in host
  * memory. Groth16's quotient: with a the inverse coset transform of a·b's values on a coset where
  * Z is the constant 1/z_inv and c the inverse transform of c's values, both in bit-reversed
- * order, it leaves h's coefficients in natural order. c may be NULL (C folded into L:
- * prover.FoldC): a[i] = a[j]·z_inv. */
+ * order, it leaves h's coefficients in natural order. */
 CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c, uint32_t log_n, const void *z_inv);
 /* Groth16's whole quotient h = (a·b − c)/Z, Z = X^n − 1, n = 2^log_n (1 ≤ log_n ≤ 28), from a, b
  * and c's values over the domain (natural order), on one stream and waited for once: the inverse
@@ -128,9 +127,11 @@ CUZK_API cuzk_error_t cuzk_fr_quotient(cuzk_fr_buf_t *a, const cuzk_fr_buf_t *c,
  * memory), nonzero with g^n ≠ 1; for a, b, c that satisfy the R1CS (Z divides a·b − c) h does
  * not depend on it. g = ω_{2n} = fft.Generator(2n) (log_n ≤ 27) is the fastest: its coset factor
  * merges into the transforms' twiddles, and the subtraction rides on the last pass's store
- * (docs/gpu-kernels.md). c may be NULL, for parameters with C folded into L (prover.FoldC): then
- * h = t/(g^n − 1), t the inverse coset transform of a·b's values, with c's transform and the
- * subtraction left out (five transforms). *device_ns receives the device time in nanoseconds.
+ * (docs/gpu-kernels.md). c may be NULL, for folded parameters (prover.FoldC: C folded into L,
+ * H's points on the coset): then a receives â·b̂, the product of a's and b's values on the coset,
+ * in NATURAL order, as plain integers below r, with c's transform, a's inverse coset transform
+ * and the scaling by 1/(g^n − 1) left out (four transforms). *device_ns receives the device time
+ * in nanoseconds.
  * One call instead of eight, so that no step waits for the host between two others. */
 CUZK_API cuzk_error_t cuzk_groth16_h(cuzk_fr_buf_t *a, cuzk_fr_buf_t *b, cuzk_fr_buf_t *c, uint32_t log_n,
                                      const void *shift, uint64_t *device_ns);
@@ -258,19 +259,22 @@ CUZK_API cuzk_error_t cuzk_fixedbase_free(cuzk_fixedbase_t *fb);
  * with CUZK_ERR_INVALID naming its index; out is then partly written. */
 CUZK_API cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t *fb, const void *scalars, uint64_t n, void *out);
 
-/* The discrete Fourier transform of G1 points: out[j] = s·Σ_i ω^(ij)·x_i for j < 2^log_n
- * (1 ≤ log_n ≤ 27), x the n ≤ 2^log_n points at points (host memory, gnark's affine layout,
- * Montgomery form) followed by the point at infinity, ω = *omega of order 2^log_n and s = *scale
- * (fr.Elements, Montgomery form, host memory); out receives 2^log_n affine points (infinity as
- * (0, 0)) in host memory. Memory taken for the call and freed before it returns: 304·2^log_n
- * bytes of device memory (38 GiB at 2^27), outside the memory pool, and 16·2^log_n bytes of host
- * memory for the twiddles. A one-time step of prover.FoldC. When stages_done is not NULL the
- * call stores in it (atomically) how many of the log_n butterfly stages have finished, as they
- * do; when cancel is not NULL it reads it (atomically) before each stage and stops with
- * CUZK_ERR_INVALID ("cancelled") once it is nonzero. Both may be written and read by other
- * threads during the call. */
+/* The twisted discrete Fourier transform of G1 points: out[j] = Σ_i ω^(ij)·(s·t^i)·x_i for
+ * j < 2^log_n (1 ≤ log_n ≤ 27), x the n ≤ 2^log_n points at points (host memory, gnark's affine
+ * layout, Montgomery form) followed by the point at infinity, ω = *omega of order 2^log_n,
+ * t = *twist and s = *scale (fr.Elements, Montgomery form, host memory; t = 1 gives s times the
+ * plain transform); out receives 2^log_n affine points (infinity as (0, 0)) in host memory.
+ * Memory taken for the call and freed before it returns: 304·2^log_n + 32·n bytes of device
+ * memory, outside the memory pool (at most 336·2^log_n: 42 GiB at 2^27), and 16·2^log_n + 32·n
+ * bytes of host memory for the twiddles and the scalars s·t^i (at most 48·2^log_n: 6 GiB at
+ * 2^27). A one-time step of prover.FoldC. When stages_done is not NULL the call stores in it
+ * (atomically) how many of the log_n butterfly stages have finished, as they do; when cancel is
+ * not NULL it reads it (atomically) before each stage and stops with CUZK_ERR_INVALID
+ * ("cancelled") once it is nonzero. Both may be written and read by other threads during the
+ * call. */
 CUZK_API cuzk_error_t cuzk_g1_dft(int32_t dev, const void *points, uint64_t n, uint32_t log_n, const void *omega,
-                                  const void *scale, void *out, uint64_t *stages_done, const int32_t *cancel);
+                                  const void *twist, const void *scale, void *out, uint64_t *stages_done,
+                                  const int32_t *cancel);
 
 
 /* ---- Device-resident constraint matrices and compact witnesses ----------

@@ -354,8 +354,9 @@ cuzk_error_t cuzk_fixedbase_free(cuzk_fixedbase_t* fb) {
 }
 
 cuzk_error_t cuzk_g1_dft(int32_t dev, const void* points, uint64_t n, uint32_t log_n, const void* omega,
-                         const void* scale, void* out, uint64_t* stages_done, const int32_t* cancel) {
-  return guard("g1 dft", [&] { g1_dft(dev, points, n, log_n, omega, scale, out, stages_done, cancel); });
+                         const void* twist, const void* scale, void* out, uint64_t* stages_done,
+                         const int32_t* cancel) {
+  return guard("g1 dft", [&] { g1_dft(dev, points, n, log_n, omega, twist, scale, out, stages_done, cancel); });
 }
 
 cuzk_error_t cuzk_fixedbase_mul(cuzk_fixedbase_t* fb, const void* scalars, uint64_t n, void* out) {

@@ -19,27 +19,32 @@ struct dmem_t {
   dmem_t& operator=(const dmem_t&) = delete;
 };
 
-void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* omega, const void* scale,
-            void* out, uint64_t* stages_done, const int32_t* cancel) {
+void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* omega, const void* twist,
+            const void* scale, void* out, uint64_t* stages_done, const int32_t* cancel) {
   require(log_n >= 1 && log_n <= 27, "g1 dft: log size " + std::to_string(log_n) + " outside [1, 27]");
   const uint64_t n = 1ull << log_n;
   require(n_in <= n, "g1 dft: " + std::to_string(n_in) + " points for a transform of " + std::to_string(n));
-  require((in != nullptr || n_in == 0) && omega != nullptr && scale != nullptr && out != nullptr,
+  require((in != nullptr || n_in == 0) && omega != nullptr && twist != nullptr && scale != nullptr &&
+              out != nullptr,
           "g1 dft: a pointer is NULL");
-  fr_t w, s;
+  fr_t w, t, s;
   memcpy(&w, omega, sizeof w);
+  memcpy(&t, twist, sizeof t);
   memcpy(&s, scale, sizeof s);
   const uint64_t half = n / 2;
-  const std::vector<dft_glv_t> twiddles = dft_twiddle_table(w, half);  // ω^j, j < n/2, split
+  const std::vector<dft_glv_t> twiddles = dft_twiddle_table(w, half, fr_t::one());  // ω^j, j < n/2, split
+  const std::vector<dft_glv_t> scalars = dft_twiddle_table(t, n_in, s);            // s·t^i, i < n_in, split
   set_device(dev);
   dmem_t<g1_affine_t> aff(n);
   dmem_t<g1_xyzz_t> x(n);
   dmem_t<dft_glv_t> tw(half);
+  dmem_t<dft_glv_t> sc(n_in);
   stream_t st;
   try {
     upload_pageable(aff.p, in, n_in * sizeof(g1_affine_t), st);
     upload_pageable(tw.p, twiddles.data(), half * sizeof(dft_glv_t), st);
-    dft_load<<<fb_blocks(n), FB_THREADS, 0, st>>>(aff.p, n_in, x.p, log_n);
+    upload_pageable(sc.p, scalars.data(), n_in * sizeof(dft_glv_t), st);
+    dft_load<<<fb_blocks(n), FB_THREADS, 0, st>>>(aff.p, sc.p, n_in, x.p, log_n);
     CUZK_LAUNCHED();
     // A stage at a time, waited for, so that the caller sees the stages finish and can stop
     // the call between two (a stage of 2^26 butterflies takes seconds; a wait, microseconds).
@@ -50,8 +55,6 @@ void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* 
       st.sync();
       if (stages_done != nullptr) __atomic_store_n(stages_done, uint64_t(h + 1), __ATOMIC_RELAXED);
     }
-    dft_scale<<<fb_blocks(n), FB_THREADS, 0, st>>>(x.p, n, dft_split(s.from_mont()));
-    CUZK_LAUNCHED();
     fb_to_affine_enqueue(x.p, aff.p, n, st);
     CUZK_LAUNCHED();
     CUZK_CUDA(cudaMemcpyAsync(out, aff.p, n * sizeof(g1_affine_t), cudaMemcpyDeviceToHost, st));

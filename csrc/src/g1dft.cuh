@@ -1,19 +1,20 @@
-// The discrete Fourier transform of G1 points over Fr: x̂_j = s·Σ_i ω^(ij)·x_i for n = 2^log_n
-// points x (the given ones, then the point at infinity up to n), ω of order n, s a constant: the
-// transform over points that prover.FoldC needs (an inverse transform of H's points, scaled), a
-// one-time step per circuit.
+// The twisted discrete Fourier transform of G1 points over Fr: x̂_j = Σ_i ω^(ij)·(s·t^i)·x_i for
+// n = 2^log_n points x (the given ones, then the point at infinity up to n), ω of order n, s and
+// t constants: the transforms over points that prover.FoldC needs (inverse transforms of H's
+// points, scaled, with t = 1 or t the inverse of a coset's shift), a one-time step per circuit.
 //
-// Radix-2 decimation in time, in XYZZ: the input expanded in bit-reversed order (dft_load), log_n
-// stages of n/2 butterflies (dft_butterfly: x_i, x_{i+h} ← u + w·v, u − w·v, w a power of ω from
-// a table of ω^j, j < n/2, split for the endomorphism below; a warp's butterflies share w), each
-// point multiplied by s (dft_scale), then fixedbase.cuh's batched affine conversion:
-// n/2·(log_n − 1) twiddle multiplications, ≈ 1.7·10^9 at 2^27.
+// Radix-2 decimation in time, in XYZZ: each given point x_i multiplied by s·t^i (from a table of
+// s·t^i, i < n_in, split for the endomorphism below) and stored in bit-reversed order (dft_load),
+// then log_n stages of n/2 butterflies (dft_butterfly: x_i, x_{i+h} ← u + w·v, u − w·v, w a power
+// of ω from a table of ω^j, j < n/2, split likewise; a warp's butterflies share w), then
+// fixedbase.cuh's batched affine conversion: n_in + n/2·(log_n − 1) multiplications (n_in at the
+// load, the rest by twiddles other than 1), ≈ 1.9·10^9 at 2^27.
 //
 // A multiplication uses the GLV endomorphism of G1: φ(x, y) = (β·x, y) is the multiplication by
 // λ = z² − 1 (z = −0xd201000000010000, the curve's parameter; λ² + λ + 1 = r), and a scalar k < r
 // is k1 + k2·λ with k2 = ⌊k/λ⌋ < 2^128 and k1 = k mod λ < 2^128 (as r = λ² + λ + 1), so that
 // k·P = k1·P + k2·φ(P): 128 doublings and ≈ 96 additions of P, φ(P) or P + φ(P) instead of 255
-// doublings and ≈ 128 additions. The split (dft_split) runs on the host, for the twiddle table.
+// doublings and ≈ 128 additions. The split (dft_split) runs on the host, for both tables.
 //
 // The thread bodies are host-and-device functions, so that a host emulation of the kernels
 // (csrc/emu/g1dft_check.cpp) runs the library's own code.
@@ -88,15 +89,16 @@ inline dft_glv_t dft_split(const fr_t& kp) {
   return {{r[0], r[1]}, {q[0], q[1]}};
 }
 
-// dft_twiddle_table returns ω^j for j < count, split (dft_split), computed on all host cores.
-inline std::vector<dft_glv_t> dft_twiddle_table(const fr_t& w, uint64_t count) {
+// dft_twiddle_table returns start·w^j for j < count, split (dft_split), computed on all host
+// cores: the twiddles ω^j (start 1) and the load's scalars s·t^i (start s, w = t).
+inline std::vector<dft_glv_t> dft_twiddle_table(const fr_t& w, uint64_t count, const fr_t& start) {
   std::vector<dft_glv_t> tw(count);
   const uint64_t parts = std::max<uint64_t>(1, std::min<uint64_t>(std::thread::hardware_concurrency(), count / 4096 + 1));
   std::vector<std::thread> threads;
   for (uint64_t p = 0; p < parts; p++) {
     threads.emplace_back([&, p] {
       const uint64_t lo = count * p / parts, hi = count * (p + 1) / parts;
-      fr_t x = w.pow_u64(lo);
+      fr_t x = start * w.pow_u64(lo);
       for (uint64_t j = lo; j < hi; j++) {
         tw[j] = dft_split(x.from_mont());
         x = x * w;
@@ -120,7 +122,7 @@ CUZK_HD uint64_t dft_rev(uint64_t i, uint32_t log_n) {
 
 // dft_mul sets p = (k1 + k2·λ)·p = k1·p + k2·φ(p): joint double-and-add over 128 bits, adding p,
 // φ(p) or p + φ(p) by the bits of k1 and k2. The addend is chosen first and added by one call,
-// so that a warp whose threads hold different scalars (the transform's last five stages) runs
+// so that a warp whose threads hold different scalars (the load, the last five stages) runs
 // one addition a bit, not one for each of the three addends its threads need.
 CUZK_HD void dft_mul(g1_xyzz_t& p, const dft_glv_t& k) {
   const g1_xyzz_t a = p;
@@ -137,9 +139,16 @@ CUZK_HD void dft_mul(g1_xyzz_t& p, const dft_glv_t& k) {
   }
 }
 
-// dft_load_thread sets x[rev(i)] = in[i] for i < n_in, the point at infinity for n_in ≤ i.
-CUZK_HD void dft_load_thread(const g1_affine_t* in, uint64_t n_in, g1_xyzz_t* x, uint32_t log_n, uint64_t i) {
-  x[dft_rev(i, log_n)] = i < n_in ? g1_xyzz_t::from_affine(in[i]) : g1_xyzz_t::inf();
+// dft_load_thread sets x[rev(i)] = sc[i]·in[i] for i < n_in (sc[i] = s·t^i, split), the point at
+// infinity for n_in ≤ i.
+CUZK_HD void dft_load_thread(const g1_affine_t* in, const dft_glv_t* sc, uint64_t n_in, g1_xyzz_t* x, uint32_t log_n,
+                             uint64_t i) {
+  g1_xyzz_t p = g1_xyzz_t::inf();
+  if (i < n_in) {
+    p = g1_xyzz_t::from_affine(in[i]);
+    dft_mul(p, sc[i]);
+  }
+  x[dft_rev(i, log_n)] = p;
 }
 
 // dft_butterfly_thread is butterfly t < n/2 of the stage whose pairs are 2^h apart, the
@@ -163,20 +172,15 @@ CUZK_HD void dft_butterfly_thread(g1_xyzz_t* x, const dft_glv_t* tw, uint32_t lo
 
 #if defined(__CUDACC__)
 __global__ void __launch_bounds__(FB_THREADS)
-    dft_load(const g1_affine_t* in, uint64_t n_in, g1_xyzz_t* x, uint32_t log_n) {
+    dft_load(const g1_affine_t* in, const dft_glv_t* sc, uint64_t n_in, g1_xyzz_t* x, uint32_t log_n) {
   const uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-  if (i < (1ull << log_n)) dft_load_thread(in, n_in, x, log_n, i);
+  if (i < (1ull << log_n)) dft_load_thread(in, sc, n_in, x, log_n, i);
 }
 
 __global__ void __launch_bounds__(FB_THREADS)
     dft_stage(g1_xyzz_t* x, const dft_glv_t* tw, uint32_t log_n, uint32_t h) {
   const uint64_t b = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
   if (b < (1ull << (log_n - 1))) dft_butterfly_thread(x, tw, log_n, h, b);
-}
-
-__global__ void __launch_bounds__(FB_THREADS) dft_scale(g1_xyzz_t* x, uint64_t n, dft_glv_t s) {
-  const uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-  if (i < n) dft_mul(x[i], s);
 }
 #endif
 

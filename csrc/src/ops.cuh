@@ -153,8 +153,8 @@ void* fixedbase_table(int group, const void* base);
 void fixedbase_mul(const cuzk_fixedbase* fb, const void* scalars, uint64_t n, void* out);
 // g1dft.cu: out = the transform of the n_in host points in (cuzk_g1_dft), reporting the stages
 // done in *stages_done and stopping once *cancel is nonzero (either NULL: not used).
-void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* omega, const void* scale, void* out,
-            uint64_t* stages_done, const int32_t* cancel);
+void g1_dft(int dev, const void* in, uint64_t n_in, uint32_t log_n, const void* omega, const void* twist,
+            const void* scale, void* out, uint64_t* stages_done, const int32_t* cancel);
 
 }  // namespace cuzk
 

@@ -39,16 +39,13 @@ __global__ void mul_pointwise(fr_t* __restrict__ a, const fr_t* __restrict__ b, 
 
 // h_from_coefficients is the bit reversal's source (ntt.cuh) that turns the
 // coefficients t of the product's interpolation on the coset and those of c,
-// both in bit-reversed order, into h's: (t_i − c_i)·z_inv, or t_i·z_inv
-// without c (NULL: C folded into L).
+// both in bit-reversed order, into h's: (t_i − c_i)·z_inv.
 struct h_from_coefficients {
   const fr_t* t;
   const fr_t* c;
   fr_t z_inv;
   __device__ fr_t operator()(uint64_t i) const {
-    fr_t x = fr_t::load(t + i);
-    if (c) x = x - fr_t::load(c + i);
-    return x * z_inv;
+    return (fr_t::load(t + i) - fr_t::load(c + i)) * z_inv;
   }
 };
 
@@ -156,19 +153,16 @@ void fr_mul(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* b, uint64_t n) {
 }
 
 // fr_quotient sets a[i] = (a[j] − c[j])·z_inv, j the reversal of i's log_n
-// bits, for i < 2^log_n, or a[i] = a[j]·z_inv for c NULL (cuzk_fr_quotient).
+// bits, for i < 2^log_n (cuzk_fr_quotient).
 void fr_quotient(cuzk_fr_buf_t* a, const cuzk_fr_buf_t* c, uint32_t log_n, const void* z_inv) {
   check_log_n(log_n);
-  if (c)
-    check_pair(a, "a", c, "c", 1ull << log_n);
-  else
-    check_buf(a, 1ull << log_n, "a");
+  check_pair(a, "a", c, "c", 1ull << log_n);
   require(z_inv != nullptr, "z_inv is NULL");
   set_device(a->dev);
   fr_t z;
   memcpy(&z, z_inv, sizeof z);
   stream_t s;
-  quotient_enqueue(a->p, c ? c->p : nullptr, log_n, z, s);
+  quotient_enqueue(a->p, c->p, log_n, z, s);
   s.sync();
 }
 
@@ -198,14 +192,15 @@ static uint64_t elapsed_ns(const event_t& from, const event_t& to) {
 //	NTT (→ bit-reversed) with c/z subtracted from each output: h = (t − c)/z, t the inverse coset
 //	transform of â·b̂, in bit-reversed order.
 //
-// c may be NULL (C folded into L: prover.FoldC): then h = t/z, c's transform is skipped and a's
-// last pass stores without the subtraction.
+// c may be NULL (folded parameters, prover.FoldC: C folded into L, H on the coset): then c's
+// transforms and a's inverse coset transform are left out, and a holds â·b̂ in natural order,
+// four transforms; b's factor is then 1 (R⁻¹ below), z⁻¹ being in H's points on the coset.
 //
 // z⁻¹ rides on the tables that carry b's and c's n⁻¹, and the subtraction on the store of a's
 // last pass (ntt_extra), so that no element-wise pass is left. The factor is z⁻¹·R⁻¹ (R the
 // Montgomery radix) instead of z⁻¹: every step after it is linear and b's scaled values multiply
-// a's, so h comes out as h·R⁻¹ in Montgomery form, which is h as a plain integer, and H's MSM
-// needs no conversion out of Montgomery form. *ns receives the device time.
+// a's, so h (or â·b̂) comes out as h·R⁻¹ in Montgomery form, which is h as a plain integer, and
+// H's MSM needs no conversion out of Montgomery form. *ns receives the device time.
 void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t log_n, const void* shift,
                uint64_t* ns) {
   check_log_n(log_n);
@@ -233,10 +228,10 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   memcpy(coset.shift, shift, sizeof coset.shift);
   memcpy(inv_coset.shift, shift, sizeof inv_coset.shift);
   ntt_extra over_z;
-  over_z.inv_scale = z.inverse().from_mont();  // z⁻¹·R⁻¹: h comes out plain
+  over_z.inv_scale = (c ? z.inverse() : fr_t::one()).from_mont();  // z⁻¹·R⁻¹ (R⁻¹): plain results
   ntt_extra a_extra[3];
   a_extra[1].times = b->p;
-  a_extra[2].minus = c ? c->p : nullptr;
+  if (c) a_extra[2].minus = c->p;
   const ntt_extra b_extra[2] = {over_z, ntt_extra{}};
   stream_t s;
   event_t start, done;
@@ -244,7 +239,7 @@ void groth16_h(cuzk_fr_buf_t* a, cuzk_fr_buf_t* b, cuzk_fr_buf_t* c, uint32_t lo
   const cuzk_ntt_cfg_t b_steps[2] = {to_bitrev, coset}, a_steps[3] = {to_bitrev, coset, inv_coset};
   ntt_run_chain(a->dev, b->p, log_n, b_steps, b_extra, 2, s);
   if (c) ntt_run_chain(a->dev, c->p, log_n, &to_bitrev, &over_z, 1, s);
-  ntt_run_chain(a->dev, a->p, log_n, a_steps, a_extra, 3, s);
+  ntt_run_chain(a->dev, a->p, log_n, a_steps, a_extra, c ? 3 : 2, s);
   CUZK_CUDA(cudaEventRecord(done.e, s));
   s.sync();
   *ns = elapsed_ns(start, done);

@@ -97,10 +97,11 @@ func WithParamCache(c *paramcache.Cache) Option {
 	}
 }
 
-// WithFoldDir proves each circuit with C folded into L where dir holds the fold overlay of its
-// parameters file (proofs.ProofInfo.FoldParameters, `cuzkd fold`): the same proof bytes, one
-// transform fewer a partition. A circuit whose overlay is missing, damaged or folded from
-// another file is proved with its parameters alone, and the reason logged once a load.
+// WithFoldDir proves each circuit with folded parameters (C folded into L, H on the coset) where
+// dir holds the fold overlay of its parameters file (proofs.ProofInfo.FoldParameters, `cuzkd
+// fold`): the same proof bytes, two transforms fewer a partition and no C·w. A circuit whose
+// overlay is missing, damaged, of version 1 (C folded into L alone) or folded from another file
+// is proved with its parameters alone, and the reason logged once a load.
 func WithFoldDir(dir string) Option {
 	return func(c *config) error {
 		if dir == "" {
@@ -313,9 +314,9 @@ func (b *Backend) Prove(ctx context.Context, req *daemon.Request) (*daemon.Resul
 
 	res, folded, err := b.prove(ctx, req, pi, o)
 	if err != nil && folded && errors.Is(err, engine.ErrSelfCheck) {
-		// The fold overlay gave a proof that does not verify (its L' is not the fold of this
-		// file for this circuit, though its header says so): the store has set it aside, and
-		// the job is proved again with the parameters alone.
+		// The fold overlay gave a proof that does not verify (its L' or K is not the fold of
+		// this file for this circuit, though its header says so): the store has set it aside,
+		// and the job is proved again with the parameters alone.
 		res, _, err = b.prove(ctx, req, pi, o)
 	}
 	if err != nil {

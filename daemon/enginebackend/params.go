@@ -205,7 +205,7 @@ func (s *paramStore) badPoint(e *paramEntry, err error) error {
 		return err
 	}
 	what, path := "parameters file", e.path
-	if e.foldPath != "" && de.Section == "l" { // L' is the overlay's
+	if e.foldPath != "" && (de.Section == "l" || de.Section == "h") { // L' and K are the overlay's
 		what, path = "fold overlay", e.foldPath
 	}
 	s.mu.Lock()
@@ -216,7 +216,7 @@ func (s *paramStore) badPoint(e *paramEntry, err error) error {
 }
 
 // rejectFold handles err, the error of a proof with e's folded parameters that failed the
-// engine's self-check: the overlay's header matched, yet its L' does not prove. It sets the
+// engine's self-check: the overlay's header matched, yet its L' or K does not prove. It sets the
 // overlay aside until its file changes (cuzkd fold --force writes it anew), drops e so that the
 // next request loads the parameters without it, frees the folded points on the GPUs (once no
 // partition uses them; ctx's cancellation is not heeded) so that the parameters alone find their

@@ -13,11 +13,12 @@ import (
 	"github.com/cuzk-go/cuzk/synth"
 )
 
-// A registered proof type's parameters can be proved with C folded into L (prover.FoldC: the
-// quotient then needs one transform fewer a partition and no C·w; the proofs are the same bytes).
-// The fold belongs to the parameters file and the circuit together; it is made once, into a fold
-// overlay (prover.FoldParametersOverlay: L' and the inputs' points, 12 GiB beside a 32 GiB PoRep's
-// 47 GiB file), and mapped over the parameters file at each start.
+// A registered proof type's parameters can be proved folded (prover.FoldC: C folded into L, H on
+// the quotient's coset; a partition then needs no C·w and four transforms instead of six; the
+// proofs are the same bytes). The fold belongs to the parameters file and the circuit together;
+// it is made once, into a fold overlay (prover.FoldParametersOverlay: the inputs' points, L' and
+// K, 24 GiB beside a 32 GiB PoRep's 47 GiB file), and mapped over the parameters file at each
+// start.
 
 // foldSuffix replaces ".params" in the name of a type's fold overlay.
 const foldSuffix = ".cuzk-fold"
@@ -40,12 +41,12 @@ func (pi ProofInfo) FoldFile() string {
 // FoldParameters makes the fold overlay of pi's parameters and writes it to dir/FoldFile(),
 // replacing any file there atomically: it maps the parameters file from the cache (its digest
 // checked against the manifest), compiles the circuit and folds (prover.FoldParametersOverlay
-// with opts: FoldWithProgress reports the stages). The fold is an inverse transform over H's
-// points, m/2·log m point multiplications for a domain of m: seconds for the 2 KiB circuits,
-// hours on the CPU at 32 GiB. It holds on the heap H's transform and L, L' (96 bytes a point
-// each; 12 GiB each at a 32 GiB PoRep, plus 18 GiB of Jacobian points while the CPU transforms)
-// and the circuit's shape. Cancelling ctx stops it and leaves no file. It returns the overlay's
-// path.
+// with opts: FoldWithProgress reports the stages). The fold is two transforms over H's points,
+// m/2·log m + m point multiplications each for a domain of m: seconds for the 2 KiB circuits,
+// hours on the CPU at 32 GiB. It holds on the heap H, its two transforms G and K, L and L' (96
+// bytes a point each; 12 GiB each at a 32 GiB PoRep, plus 18 GiB of Jacobian points while the
+// CPU transforms), C by columns and the circuit's shape. Cancelling ctx stops it and leaves no
+// file. It returns the overlay's path.
 func (pi ProofInfo) FoldParameters(ctx context.Context, c *paramcache.Cache, dir string, opts ...prover.FoldOption) (string, error) {
 	shape, err := pi.Shape()
 	if err != nil {
@@ -70,8 +71,8 @@ var ErrNoFold = errors.New("no fold overlay")
 // OpenFold maps the fold overlay dir/FoldFile() over base, pi's parameters file mapped from the
 // cache (OpenParameters), and checks that it was folded from that file for pi's circuit
 // (prover.OpenFoldOverlay, then prover.CheckParameters: the counts and the digest of C). The
-// result proves as base does, the same proof bytes, with one transform fewer a partition; it
-// reads L' from the overlay and every other point from base, which must stay open while it is
+// result proves as base does, the same proof bytes, with two transforms fewer a partition and
+// no C·w; it reads L' and K (H on the coset) from the overlay and every other point from base, which must stay open while it is
 // used: close the result, then base. An overlay that is missing wraps ErrNoFold; one that is
 // damaged, folded from another parameters file or for another circuit is an error naming the
 // file and what does not match (make it again with FoldParameters).

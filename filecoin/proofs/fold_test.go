@@ -59,7 +59,7 @@ func TestFoldedParametersEndToEnd(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(dir, pi.FoldFile()), fold)
-	require.Equal(t, []string{"H transform", "C's columns"}, stages)
+	require.Equal(t, []string{"C's transform", "H on the coset", "C's columns"}, stages)
 
 	folded, err := pi.OpenFold(base, dir, prover.Unchecked)
 	require.NoError(t, err)

@@ -89,9 +89,6 @@ const (
 	BufW                   // W elements
 	BufScalarsA            // A elements
 	BufScalarsB            // B elements
-
-	// NoBuf names no buffer: Quotient's c for a partition without one (Dims.NoC).
-	NoBuf Buf = -1
 )
 
 // Section names one array of points of an SRS.
@@ -217,8 +214,7 @@ type Workspace interface {
 	// Mul sets a[i] = a[i]·b[i] for i < n; a and b are distinct.
 	Mul(ctx context.Context, a, b Buf, n int) error
 	// Quotient sets a[i] = (a[j] − c[j])·zInv for i < 2^logN, j the reversal of i's logN bits;
-	// a and c are distinct, or c is NoBuf and a[i] = a[j]·zInv. It is the last step of Groth16's
-	// quotient (prover.quotient).
+	// a and c are distinct. It is the last step of Groth16's quotient (prover.quotient).
 	Quotient(ctx context.Context, a, c Buf, logN int, zInv fr.Element) error
 	// MSMG1 returns Σ s[off+i]·P_i over i < n, 1 ≤ n ≤ the section's length, for the G1 section
 	// sec of bases.
@@ -230,38 +226,40 @@ type Workspace interface {
 }
 
 // QuotientRunner is a Workspace that computes Groth16's whole quotient in one call: the steps of
-// prover's quotient (NTT, Mul, Quotient) on BufA, BufB and BufC, on the coset shift·⟨ω⟩, with h's
-// coefficients left in BufA and BufB and BufC overwritten. A device whose host would otherwise
+// prover's quotient (NTT, Mul, Quotient) on BufA, BufB and BufC, on the coset shift·⟨ω⟩, with
+// H's scalars left in BufA and BufB and BufC overwritten. A device whose host would otherwise
 // return between steps (and may be resumed late by the Go scheduler when every core is busy)
-// keeps its work back to back this way. RunQuotient reports the order it left h in: natural, or
-// with bitReversed h_i at BufA[rev(i)], rev the reversal of logN bits (no pass of its own to
-// reorder), which only the workspace's MSMRunner reads (MSMJob.BitRev), and which may then hold
-// h in the workspace's own form (a GPU's: plain integers, not Montgomery form). Without withC
-// it neither reads nor transforms BufC and computes h' = iNTT_coset(â·b̂)/(shift^m − 1), for
-// parameters with C folded into L (prover.FoldC).
+// keeps its work back to back this way. The scalars are left in the workspace's own form (a
+// GPU's: plain integers, not Montgomery form), which only its MSMRunner reads (MSMJob.RunnerForm).
+// Without folded, they are h's coefficients, in natural order or, where RunQuotient reports
+// bitReversed, with h_i at BufA[rev(i)], rev the reversal of logN bits (no pass of its own to
+// reorder; MSMJob.BitRev). With folded (parameters from prover.FoldC: C folded into L, H on the
+// coset) it neither reads nor transforms BufC and leaves â·b̂, the product of a's and b's values
+// on the coset, in natural order: four transforms.
 type QuotientRunner interface {
-	RunQuotient(ctx context.Context, logN int, shift fr.Element, withC bool) (bitReversed bool, err error)
+	RunQuotient(ctx context.Context, logN int, shift fr.Element, folded bool) (bitReversed bool, err error)
 }
 
 // MSMJob is one MSM of MSMRunner.RunMSMs: Σ s[Off+i]·P_i over i < N, 1 ≤ N ≤ the section's
 // length, for the section Sec of the bases, or with BitRev = b ≥ 1 Σ s[Off+i]·P_rev(i), rev the
-// reversal of b bits, N = 2^b or 2^b − 1 (h as a QuotientRunner leaves it bit-reversed, in the
-// runner's own form); the
-// result goes to G1 for a G1 section, to G2 for SectionBG2.
+// reversal of b bits, N = 2^b or 2^b − 1 (h as a QuotientRunner leaves it bit-reversed); the
+// result goes to G1 for a G1 section, to G2 for SectionBG2. RunnerForm says that s holds what
+// the workspace's QuotientRunner left, in its own form.
 type MSMJob struct {
-	Sec    Section
-	S      Buf
-	Off, N int
-	BitRev int
-	G1     *bls12381.G1Jac
-	G2     *bls12381.G2Jac
+	Sec        Section
+	S          Buf
+	Off, N     int
+	BitRev     int
+	RunnerForm bool
+	G1         *bls12381.G1Jac
+	G2         *bls12381.G2Jac
 }
 
 // Run computes the job with ws's MSMG1 or MSMG2, as its result's group says; those take no
 // bit-reversed scalars.
 func (j MSMJob) Run(ctx context.Context, ws Workspace, bases Bases) (err error) {
-	if j.BitRev != 0 {
-		return fmt.Errorf("primitive: %s msm: bit-reversed scalars need the workspace's MSMRunner", j.Sec)
+	if j.BitRev != 0 || j.RunnerForm {
+		return fmt.Errorf("primitive: %s msm: scalars bit-reversed or in the runner's form need the workspace's MSMRunner", j.Sec)
 	}
 	if j.G1 != nil {
 		*j.G1, err = ws.MSMG1(ctx, bases, j.Sec, j.S, j.Off, j.N)

@@ -81,10 +81,9 @@ func TestFoldDirOverGRPC(t *testing.T) {
 	// the subgroup): the proof with it fails the engine's self-check, the overlay is set aside
 	// and the job is proved again without it; a later load passes it over while it is unchanged.
 	require.NoError(t, os.WriteFile(fold, b, 0o644))
-	const hdr = 4096 // the header of a few inputs' points, padded to 4 KiB; then L's count
+	const hdr = 4096 // the header of a few inputs' points, padded to 4 KiB; then L''s count
 	n := int(binary.BigEndian.Uint32(b[hdr:]))
-	pts := b[hdr+4:]
-	require.Len(t, pts, n*prover.G1UncompressedSize)
+	pts := b[hdr+4 : hdr+4+n*prover.G1UncompressedSize] // then K's count and points
 	for i := range n { // y ← p − y: bytes 48..96 of a point, big-endian
 		y := pts[i*prover.G1UncompressedSize+fp.Bytes : (i+1)*prover.G1UncompressedSize]
 		var e fp.Element

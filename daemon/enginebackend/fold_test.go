@@ -83,7 +83,8 @@ func TestFoldDirOverGRPC(t *testing.T) {
 	require.NoError(t, os.WriteFile(fold, b, 0o644))
 	const hdr = 4096 // the header of a few inputs' points, padded to 4 KiB; then L''s count
 	n := int(binary.BigEndian.Uint32(b[hdr:]))
-	pts := b[hdr+4 : hdr+4+n*prover.G1UncompressedSize] // then K's count and points
+	// L' alone; K's count and points follow it.
+	pts := b[hdr+4 : hdr+4+n*prover.G1UncompressedSize]
 	for i := range n { // y ← p − y: bytes 48..96 of a point, big-endian
 		y := pts[i*prover.G1UncompressedSize+fp.Bytes : (i+1)*prover.G1UncompressedSize]
 		var e fp.Element

@@ -212,6 +212,23 @@ func FoldParametersOverlay(ctx context.Context, base *MappedParameters, shape *s
 	return nil
 }
 
+// foldSection is a section that folded parameters replace: which, its name in errors (name as a
+// DecodeError's section, what for people) and its point count over base.
+type foldSection struct {
+	s          primitive.Section
+	name, what string
+	want       int
+}
+
+// foldSections are the sections a fold overlay holds, in its order: L' (one point per aux
+// variable, as L) and K (H's m − 1 points and one more).
+func foldSections(base *MappedParameters) [2]foldSection {
+	return [2]foldSection{
+		{primitive.SectionL, "l", "L'", base.Len(primitive.SectionL)},
+		{primitive.SectionH, "h", "K (H on the coset)", base.Len(primitive.SectionH) + 1},
+	}
+}
+
 // OpenFoldOverlay maps the fold overlay at path over base, the parameters it was folded from
 // (FoldParametersOverlay): the result reads A, B_G1 and B_G2 from base and L' and K from the
 // overlay, carries the fold, and proves as FoldC's parameters would. base must stay open while
@@ -238,14 +255,7 @@ func overlay(base *MappedParameters, b []byte, mode DecodeMode) (*MappedParamete
 	}
 	m := &MappedParameters{VK: base.VK, b: b, secs: base.secs, sb: base.sb, mode: mode, fold: f, base: base}
 	off := n
-	for _, sec := range []struct {
-		s          primitive.Section
-		name, what string
-		want       int
-	}{
-		{primitive.SectionL, "l", "L'", base.Len(primitive.SectionL)},
-		{primitive.SectionH, "h", "K (H on the coset)", base.Len(primitive.SectionH) + 1},
-	} {
+	for _, sec := range foldSections(base) {
 		count, err := readCount(b, off, sec.name, G1UncompressedSize)
 		if err != nil {
 			return nil, err
@@ -274,23 +284,16 @@ func (base *MappedParameters) WithFold(f *CFold, l, h []byte) (*MappedParameters
 		return nil, fmt.Errorf("%w: the parameters are folded already", ErrFold)
 	}
 	m := &MappedParameters{VK: base.VK, b: base.b, secs: base.secs, sb: base.sb, mode: base.mode, fold: f, base: base}
-	for _, sec := range []struct {
-		s          primitive.Section
-		name, what string
-		b          []byte
-		want       int
-	}{
-		{primitive.SectionL, "l", "L'", l, base.Len(primitive.SectionL)},
-		{primitive.SectionH, "h", "K (H on the coset)", h, base.Len(primitive.SectionH) + 1},
-	} {
-		if sec.b == nil && sec.s == primitive.SectionL {
+	for i, sec := range foldSections(base) {
+		b := [...][]byte{l, h}[i]
+		if b == nil && sec.s == primitive.SectionL {
 			continue
 		}
-		if len(sec.b) != sec.want*G1UncompressedSize {
-			return nil, fmt.Errorf("%w: %s has %d bytes, want %d points of %d", ErrFold, sec.what, len(sec.b), sec.want, G1UncompressedSize)
+		if len(b) != sec.want*G1UncompressedSize {
+			return nil, fmt.Errorf("%w: %s has %d bytes, want %d points of %d", ErrFold, sec.what, len(b), sec.want, G1UncompressedSize)
 		}
 		m.secs[sec.s] = paramSection{name: sec.name, count: sec.want, size: G1UncompressedSize}
-		m.sb[sec.s] = sec.b
+		m.sb[sec.s] = b
 	}
 	m.g1, m.g2 = pointDecoders(base.mode)
 	return m, nil

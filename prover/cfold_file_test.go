@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk-go/cuzk/circuits"
 	"github.com/cuzk-go/cuzk/prover"
+	"github.com/cuzk-go/cuzk/prover/primitive"
 	"github.com/cuzk-go/cuzk/synth"
 )
 
@@ -184,4 +186,47 @@ func TestFoldOverlay(t *testing.T) {
 	require.NoError(t, base.Close())
 	_, err = m.Decode()
 	require.ErrorContains(t, err, "under the fold overlay are closed")
+}
+
+// TestWithFold: a fold held in memory over mapped parameters proves FoldC's proof byte for byte,
+// from L' and K or from K alone (base's L); wrong lengths and folded parameters are refused
+// with errors that say which section and how long.
+func TestWithFold(t *testing.T) {
+	ctx := context.Background()
+	c := cHeavy(fr.NewElement(83))
+	shape, params, _, base := mappedSetup(t, c)
+	folded, err := prover.FoldC(t.Context(), params, shape)
+	require.NoError(t, err)
+	encode := func(pts []bls12381.G1Affine) []byte {
+		b := make([]byte, len(pts)*prover.G1UncompressedSize)
+		prover.EncodeG1Points(b, pts)
+		return b
+	}
+	l, h := encode(folded.L), encode(folded.H)
+	asg, err := synth.Synthesize(ctx, shape, c)
+	require.NoError(t, err)
+	rs := fixedRandomness(8)
+	want, err := prover.ProvePartition(ctx, folded, asg, prover.WithRandomness(rs))
+	require.NoError(t, err)
+	m, err := base.WithFold(folded.CFold, l, h)
+	require.NoError(t, err)
+	mp, err := m.Parameters()
+	require.NoError(t, err)
+	got, err := prover.ProvePartition(ctx, mp, asg, prover.WithRandomness(rs))
+	require.NoError(t, err)
+	require.Equal(t, want.Bytes(), got.Bytes())
+	kOnly, err := base.WithFold(folded.CFold, nil, h)
+	require.NoError(t, err)
+	require.Equal(t, base.Len(primitive.SectionL), kOnly.Len(primitive.SectionL))
+	require.Equal(t, shape.DomainSize(), kOnly.Len(primitive.SectionH))
+
+	_, err = base.WithFold(folded.CFold, l, h[:len(h)-prover.G1UncompressedSize])
+	require.ErrorIs(t, err, prover.ErrFold)
+	require.ErrorContains(t, err, fmt.Sprintf("K (H on the coset) has %d bytes, want %d points", len(h)-prover.G1UncompressedSize, shape.DomainSize()))
+	_, err = base.WithFold(folded.CFold, l[:1], h)
+	require.ErrorContains(t, err, "L' has 1 bytes")
+	_, err = base.WithFold(folded.CFold, nil, nil)
+	require.ErrorContains(t, err, "K (H on the coset) has 0 bytes")
+	_, err = m.WithFold(folded.CFold, l, h)
+	require.ErrorContains(t, err, "folded already")
 }
